@@ -1,0 +1,314 @@
+// Package agent runs the loop: it sends the conversation to the provider,
+// streams the answer as events, hands every tool call to the gate and
+// feeds the results back, until the model answers without tools, the tool
+// iteration fuse blows, or the context is cancelled. It never renders
+// anything: frontends subscribe to its events.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/provider"
+	"github.com/wisp-agent/wisp/internal/tool"
+)
+
+// ErrMaxIterations is returned when the model still asks for tools after
+// the allowed number of tool rounds.
+var ErrMaxIterations = errors.New("reached the tool iteration limit")
+
+// Options configure an agent.
+type Options struct {
+	Provider  provider.Provider
+	Model     string
+	System    string
+	MaxTokens int
+	Tools     *tool.Registry
+	Gate      *gate.Gate
+	Env       tool.Env
+	// MaxToolIterations caps the rounds of tool calls; negative means
+	// uncapped, 0 means no tool call runs.
+	MaxToolIterations int
+	Sink              event.Sink
+	// Session is stamped on every event.
+	Session string
+}
+
+// Agent holds one conversation.
+type Agent struct {
+	opts     Options
+	messages []chat.Message
+	turn     int
+	usage    chat.Usage
+}
+
+// New builds an agent that continues the given conversation (nil for a
+// fresh one).
+func New(opts Options, history []chat.Message) *Agent {
+	if opts.Tools == nil {
+		opts.Tools = tool.NewRegistry()
+	}
+	if opts.Gate == nil {
+		opts.Gate = gate.New(gate.Options{Sink: opts.Sink})
+	}
+	return &Agent{opts: opts, messages: Repair(history)}
+}
+
+// Messages returns the conversation so far.
+func (a *Agent) Messages() []chat.Message { return a.messages }
+
+// Usage returns the tokens used by this agent's provider calls.
+func (a *Agent) Usage() chat.Usage { return a.usage }
+
+// Run adds a user prompt and loops until the model gives a final answer.
+// It returns that final assistant message.
+func (a *Agent) Run(ctx context.Context, prompt string) (chat.Message, error) {
+	user := chat.UserText(prompt)
+	a.emit(event.Event{Type: event.AgentStart, Message: &user})
+	final, err := a.loop(ctx, user)
+	end := event.Event{Type: event.AgentEnd, Usage: &a.usage}
+	if err != nil {
+		end.Error = err.Error()
+	}
+	a.emit(end)
+	return final, err
+}
+
+func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, error) {
+	a.push(user)
+	rounds := 0
+	specs := a.toolSpecs()
+	for {
+		if err := ctx.Err(); err != nil {
+			return chat.Message{}, err
+		}
+		a.turn++
+		a.emit(event.Event{Type: event.TurnStart})
+		a.emit(event.Event{Type: event.MessageStart})
+		resp, err := a.opts.Provider.Stream(ctx, provider.Request{
+			Model: a.opts.Model, System: a.opts.System, Messages: a.messages,
+			Tools: specs, MaxTokens: a.opts.MaxTokens,
+		}, provider.Callbacks{
+			Text: func(d string) { a.emit(event.Event{Type: event.MessageDelta, Delta: d}) },
+			Retry: func(attempt int, delay time.Duration, cause error) {
+				a.emit(event.Event{Type: event.Retry, Attempt: attempt, DelayMS: delay.Milliseconds(), Error: cause.Error()})
+			},
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			} else {
+				a.emit(event.Event{Type: event.Error, Error: err.Error()})
+			}
+			a.emit(event.Event{Type: event.TurnEnd})
+			return chat.Message{}, err
+		}
+		a.usage = a.usage.Add(resp.Usage)
+		msg := resp.Message
+		msg.Role = chat.Assistant
+		a.push(msg)
+		u := resp.Usage
+		a.emit(event.Event{Type: event.MessageEnd, Message: &msg, Usage: &u, StopReason: resp.StopReason})
+
+		calls := msg.ToolUses()
+		if len(calls) == 0 {
+			a.emit(event.Event{Type: event.TurnEnd})
+			return msg, nil
+		}
+		for _, c := range calls {
+			a.emit(event.Event{Type: event.ToolCall, CallID: c.ID, Tool: c.Name, Args: c.Input, Class: a.classOf(c.Name)})
+		}
+		if a.opts.MaxToolIterations >= 0 && rounds >= a.opts.MaxToolIterations {
+			err := fmt.Errorf("%w (--max-tool-iterations %d)", ErrMaxIterations, a.opts.MaxToolIterations)
+			a.push(notRun(calls, "not run: "+err.Error()))
+			a.emit(event.Event{Type: event.Error, Error: err.Error()})
+			a.emit(event.Event{Type: event.TurnEnd})
+			return msg, err
+		}
+		rounds++
+		results := a.runTools(ctx, calls)
+		a.push(results)
+		a.emit(event.Event{Type: event.TurnEnd})
+		if err := ctx.Err(); err != nil {
+			return chat.Message{}, err
+		}
+	}
+}
+
+// push appends a message to the conversation and announces it, so the
+// transcript records user and tool-result messages as well as answers.
+func (a *Agent) push(m chat.Message) {
+	a.messages = append(a.messages, m)
+	if m.Role == chat.User {
+		a.emit(event.Event{Type: event.MessageEnd, Message: &m})
+	}
+}
+
+func (a *Agent) toolSpecs() []chat.ToolSpec {
+	var out []chat.ToolSpec
+	for _, s := range a.opts.Tools.Specs() {
+		out = append(out, chat.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema})
+	}
+	return out
+}
+
+func (a *Agent) classOf(name string) string {
+	if t, ok := a.opts.Tools.Get(name); ok {
+		return string(t.Spec().Class)
+	}
+	return ""
+}
+
+// runTools runs one response's calls. Consecutive read-class calls run
+// concurrently; any other call runs alone, in order, so a read after a
+// write sees the write. Results keep the calls' order.
+func (a *Agent) runTools(ctx context.Context, calls []chat.Block) chat.Message {
+	results := make([]chat.Block, len(calls))
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if a.classOf(calls[i].Name) == string(tool.Read) {
+			for j < len(calls) && a.classOf(calls[j].Name) == string(tool.Read) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k] = a.runOne(ctx, calls[k])
+			}()
+		}
+		wg.Wait()
+		i = j
+	}
+	return chat.Message{Role: chat.User, Content: results}
+}
+
+func (a *Agent) runOne(ctx context.Context, c chat.Block) chat.Block {
+	start := time.Now()
+	a.emit(event.Event{Type: event.ToolStart, CallID: c.ID, Tool: c.Name, Class: a.classOf(c.Name)})
+	res := a.execute(ctx, c)
+	a.emit(event.Event{Type: event.ToolEnd, CallID: c.ID, Tool: c.Name, DurationMS: time.Since(start).Milliseconds(), IsError: res.IsError})
+	a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError})
+	return chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: res.Content, IsError: res.IsError}
+}
+
+func (a *Agent) execute(ctx context.Context, c chat.Block) tool.Result {
+	if ctx.Err() != nil {
+		return tool.Errorf("cancelled before it ran")
+	}
+	t, ok := a.opts.Tools.Get(c.Name)
+	if !ok {
+		return tool.Errorf("unknown tool %q; available tools: %s", c.Name, strings.Join(a.opts.Tools.SortedNames(), ", "))
+	}
+	args := c.Input
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		return tool.Errorf("malformed arguments for %s: not valid JSON", c.Name)
+	}
+	res, err := a.opts.Gate.Run(ctx, gate.Call{ID: c.ID, Name: c.Name, Args: args, Turn: a.turn}, t, a.opts.Env)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Errorf("cancelled: %v", err)
+		}
+		return tool.Errorf("%s failed: %v", c.Name, err)
+	}
+	if ctx.Err() != nil && !res.IsError {
+		res.Content += "\n[run cancelled]"
+	}
+	return res
+}
+
+func (a *Agent) emit(e event.Event) {
+	if a.opts.Sink == nil {
+		return
+	}
+	e.Time = time.Now()
+	e.Turn = a.turn
+	e.Session = a.opts.Session
+	a.opts.Sink(e)
+}
+
+func notRun(calls []chat.Block, why string) chat.Message {
+	m := chat.Message{Role: chat.User}
+	for _, c := range calls {
+		m.Content = append(m.Content, chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: "error: " + why, IsError: true})
+	}
+	return m
+}
+
+// Repair makes a conversation sendable again after an interrupted run:
+// every tool call gets a result (a call that never ran is answered with
+// an error), and results without a call are dropped. Providers reject a
+// conversation that breaks either rule.
+func Repair(msgs []chat.Message) []chat.Message {
+	var out []chat.Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != chat.Assistant {
+			continue
+		}
+		calls := m.ToolUses()
+		if len(calls) == 0 {
+			continue
+		}
+		have := map[string]chat.Block{}
+		var extra []chat.Block
+		if i+1 < len(msgs) && msgs[i+1].Role == chat.User {
+			for _, b := range msgs[i+1].Content {
+				if b.Type == chat.ToolResult {
+					have[b.ToolUseID] = b
+				} else {
+					extra = append(extra, b)
+				}
+			}
+			i++
+		}
+		fixed := chat.Message{Role: chat.User}
+		for _, c := range calls {
+			if b, ok := have[c.ID]; ok {
+				fixed.Content = append(fixed.Content, b)
+				continue
+			}
+			fixed.Content = append(fixed.Content, chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: "error: not run: the session was interrupted", IsError: true})
+		}
+		fixed.Content = append(fixed.Content, extra...)
+		out = append(out, fixed)
+	}
+	return mergeUsers(out)
+}
+
+// mergeUsers joins consecutive user messages, which both wire formats
+// reject or mishandle after a repair.
+func mergeUsers(msgs []chat.Message) []chat.Message {
+	var out []chat.Message
+	for _, m := range msgs {
+		if n := len(out); n > 0 && m.Role == chat.User && out[n-1].Role == chat.User {
+			out[n-1].Content = append(append([]chat.Block(nil), out[n-1].Content...), m.Content...)
+			sortResultsFirst(out[n-1].Content)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// sortResultsFirst keeps tool results ahead of text, as Anthropic requires.
+func sortResultsFirst(bs []chat.Block) {
+	sort.SliceStable(bs, func(i, j int) bool {
+		return bs[i].Type == chat.ToolResult && bs[j].Type != chat.ToolResult
+	})
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Options is what the command line asked for.
+type Options struct {
+	Print          bool
+	Mode           string // text | json
+	Provider       string
+	Model          string
+	BaseURL        string
+	AllowReadTools bool
+	AllowTools     []string
+	AllowAllTools  bool
+	Yes            bool
+	MaxToolIters   int // -1: uncapped
+	SessionDir     string
+	Continue       bool
+	Resume         string
+	NoSession      bool
+	Version        bool
+	Help           bool
+	Args           []string // the prompt words, or a subcommand and its words
+}
+
+// UsageError is a bad command line: exit code 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+type flagKind int
+
+const (
+	boolFlag flagKind = iota
+	stringFlag
+	intFlag
+	listFlag
+)
+
+type flagDef struct {
+	names []string
+	kind  flagKind
+	set   func(o *Options, v string) error
+	help  string
+	arg   string
+}
+
+// flagDefs is hand-rolled rather than the flag package's because wisp's
+// flags may follow the prompt (`wisp -p "list files" --allow-read-tools`),
+// take GNU-style --long forms, and must report unknown names as usage
+// errors with exit code 2.
+var flagDefs = []flagDef{
+	{names: []string{"p", "print"}, kind: boolFlag, help: "print mode: answer one prompt non-interactively (prompt from the arguments, or stdin with - or when piped)",
+		set: func(o *Options, _ string) error { o.Print = true; return nil }},
+	{names: []string{"mode"}, kind: stringFlag, arg: "text|json", help: "print mode output: the final text, or every event as JSON Lines (docs/events.md)",
+		set: func(o *Options, v string) error {
+			if v != "text" && v != "json" {
+				return usagef("--mode must be text or json, not %q", v)
+			}
+			o.Mode = v
+			return nil
+		}},
+	{names: []string{"provider"}, kind: stringFlag, arg: "NAME", help: "anthropic, openai, openai-compatible or fake (env WISP_PROVIDER)",
+		set: func(o *Options, v string) error { o.Provider = v; return nil }},
+	{names: []string{"model", "m"}, kind: stringFlag, arg: "NAME", help: "model name (env WISP_MODEL)",
+		set: func(o *Options, v string) error { o.Model = v; return nil }},
+	{names: []string{"base-url"}, kind: stringFlag, arg: "URL", help: "provider endpoint (env WISP_BASE_URL, ANTHROPIC_BASE_URL, OPENAI_BASE_URL)",
+		set: func(o *Options, v string) error { o.BaseURL = v; return nil }},
+	{names: []string{"allow-read-tools"}, kind: boolFlag, help: "print mode: expose the read tools (read, grep, find, ls, ...)",
+		set: func(o *Options, _ string) error { o.AllowReadTools = true; return nil }},
+	{names: []string{"allow-tool"}, kind: listFlag, arg: "NAME", help: "print mode: expose one tool (repeatable)",
+		set: func(o *Options, v string) error { o.AllowTools = append(o.AllowTools, v); return nil }},
+	{names: []string{"all-tools"}, kind: boolFlag, help: "print mode: expose every tool",
+		set: func(o *Options, _ string) error { o.AllowAllTools = true; return nil }},
+	{names: []string{"yes", "allow-unsafe-tool-execution"}, kind: boolFlag, help: "print mode: run mutating and command tools without asking",
+		set: func(o *Options, _ string) error { o.Yes = true; return nil }},
+	{names: []string{"max-tool-iterations"}, kind: intFlag, arg: "N", help: "stop after N rounds of tool calls (default: uncapped)",
+		set: func(o *Options, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return usagef("--max-tool-iterations takes a whole number ≥ 0, not %q", v)
+			}
+			o.MaxToolIters = n
+			return nil
+		}},
+	{names: []string{"continue", "c"}, kind: boolFlag, help: "continue the newest session of this folder",
+		set: func(o *Options, _ string) error { o.Continue = true; return nil }},
+	{names: []string{"resume", "r"}, kind: stringFlag, arg: "ID|PREFIX|PATH", help: "resume a given session",
+		set: func(o *Options, v string) error { o.Resume = v; return nil }},
+	{names: []string{"session-dir"}, kind: stringFlag, arg: "DIR", help: "where transcripts live (env WISP_SESSION_DIR; default ~/.wisp/sessions)",
+		set: func(o *Options, v string) error { o.SessionDir = v; return nil }},
+	{names: []string{"no-session"}, kind: boolFlag, help: "write no transcript",
+		set: func(o *Options, _ string) error { o.NoSession = true; return nil }},
+	{names: []string{"version", "v"}, kind: boolFlag, help: "print the version",
+		set: func(o *Options, _ string) error { o.Version = true; return nil }},
+	{names: []string{"help", "h"}, kind: boolFlag, help: "show this help",
+		set: func(o *Options, _ string) error { o.Help = true; return nil }},
+}
+
+func lookupFlag(name string) (flagDef, bool) {
+	for _, d := range flagDefs {
+		for _, n := range d.names {
+			if n == name {
+				return d, true
+			}
+		}
+	}
+	return flagDef{}, false
+}
+
+// parseFlags reads flags anywhere on the line; `--` ends them.
+func parseFlags(args []string) (Options, error) {
+	o := Options{Mode: "text", MaxToolIters: -1}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			o.Args = append(o.Args, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			o.Args = append(o.Args, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		value, hasValue := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, value, hasValue = k, v, true
+		}
+		d, ok := lookupFlag(name)
+		if !ok {
+			return o, usagef("unknown flag %s (see wisp --help)", a)
+		}
+		if d.kind == boolFlag {
+			if hasValue {
+				return o, usagef("flag %s takes no value", a)
+			}
+			if err := d.set(&o, ""); err != nil {
+				return o, err
+			}
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return o, usagef("flag %s needs a value (%s)", a, d.arg)
+			}
+			i++
+			value = args[i]
+		}
+		if err := d.set(&o, value); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func flagHelp() string {
+	var b strings.Builder
+	for _, d := range flagDefs {
+		var names []string
+		for _, n := range d.names {
+			if len(n) == 1 {
+				names = append(names, "-"+n)
+			} else {
+				names = append(names, "--"+n)
+			}
+		}
+		left := strings.Join(names, ", ")
+		if d.arg != "" {
+			left += " " + d.arg
+		}
+		fmt.Fprintf(&b, "  %-34s %s\n", left, d.help)
+	}
+	return b.String()
+}

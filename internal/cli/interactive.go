@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/gate"
+)
+
+// interactive is the line-mode conversation: streamed text, one line per
+// tool call, a [y/n] question before any mutating or command tool. Ctrl-C
+// cancels the running turn; Ctrl-C twice in a row quits.
+func (rt *runtime) interactive(ctx context.Context, first string) error {
+	out, errw := rt.sys.Stdout, rt.sys.Stderr
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(rt.sys.Stdin)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT)
+	defer signal.Stop(sigs)
+
+	rt.approver = gate.ApproverFunc(func(ctx context.Context, r gate.Request) (bool, error) {
+		fmt.Fprintf(out, "\n? allow %s: %s [y/n] ", r.Tool, r.Subject)
+		for {
+			select {
+			case <-ctx.Done():
+				fmt.Fprintln(out)
+				return false, ctx.Err()
+			case l, ok := <-lines:
+				if !ok {
+					return false, fmt.Errorf("stdin closed")
+				}
+				switch strings.ToLower(strings.TrimSpace(l)) {
+				case "y", "yes":
+					return true, nil
+				case "n", "no", "":
+					return false, nil
+				}
+				fmt.Fprint(out, "  answer y or n: ")
+			}
+		}
+	})
+	midLine := false
+	rt.frontend = func(e event.Event) {
+		switch e.Type {
+		case event.MessageDelta:
+			fmt.Fprint(out, e.Delta)
+			midLine = !strings.HasSuffix(e.Delta, "\n")
+		case event.ToolCall:
+			if midLine {
+				fmt.Fprintln(out)
+				midLine = false
+			}
+			fmt.Fprintf(out, "• %s %s\n", e.Tool, oneLine(string(e.Args), 160))
+		case event.ToolResult:
+			if e.IsError {
+				fmt.Fprintf(out, "  ✗ %s\n", oneLine(e.Result, 200))
+			}
+		case event.Retry:
+			fmt.Fprintf(errw, "wisp: %s; retry %d in %.1fs\n", oneLine(e.Error, 200), e.Attempt, float64(e.DelayMS)/1000)
+		case event.Error:
+			fmt.Fprintf(errw, "wisp: error: %s\n", e.Error)
+		}
+	}
+
+	fmt.Fprintf(out, "wisp %s · %s/%s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", Version, rt.choice.Name, rt.choice.Model, rt.sys.Workdir)
+	if rt.session != nil {
+		fmt.Fprintf(out, "session %s\n", rt.session.ID())
+	}
+	pending := first
+	interrupts := 0
+	for {
+		if pending == "" {
+			fmt.Fprint(out, "\n› ")
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-sigs:
+				interrupts++
+				if interrupts >= 2 {
+					fmt.Fprintln(out)
+					return errInterrupted
+				}
+				fmt.Fprint(out, "\n(press Ctrl-C again to quit)")
+				continue
+			case l, ok := <-lines:
+				if !ok {
+					fmt.Fprintln(out)
+					return nil
+				}
+				pending = strings.TrimSpace(l)
+			}
+			if pending == "" {
+				continue
+			}
+		}
+		interrupts = 0
+		if pending == "/exit" || pending == "/quit" {
+			return nil
+		}
+		if err := rt.turn(ctx, pending, sigs); err != nil {
+			return err
+		}
+		if midLine {
+			fmt.Fprintln(out)
+			midLine = false
+		}
+		pending = ""
+	}
+}
+
+// turn runs one prompt; a Ctrl-C cancels it, and a second one within a
+// second quits wisp.
+func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signal) error {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.agent.Run(tctx, prompt)
+		done <- err
+	}()
+	var cancelledAt time.Time
+	for {
+		select {
+		case err := <-done:
+			if tctx.Err() != nil {
+				fmt.Fprintln(rt.sys.Stdout, "\n(turn cancelled)")
+			} else if err != nil {
+				// Shown already through the error event; the conversation goes on.
+				_ = err
+			}
+			return nil
+		case <-sigs:
+			if !cancelledAt.IsZero() && time.Since(cancelledAt) < time.Second {
+				<-done
+				return errInterrupted
+			}
+			cancelledAt = time.Now()
+			cancel()
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/provider"
+	"github.com/wisp-agent/wisp/internal/provider/anthropic"
+	"github.com/wisp-agent/wisp/internal/provider/fake"
+	"github.com/wisp-agent/wisp/internal/provider/openai"
+)
+
+// Default models, used when neither a flag, the environment nor the
+// settings name one.
+const (
+	defaultAnthropicModel = "claude-sonnet-5-5"
+	defaultOpenAIModel    = "gpt-5.5"
+)
+
+// providerChoice is the resolved provider configuration.
+type providerChoice struct {
+	Name, Model, BaseURL, APIKey string
+}
+
+// chooseProvider resolves flags > environment > settings. With nothing
+// configured it names exactly what to set.
+func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settingsFile string) (providerChoice, error) {
+	c := providerChoice{Name: first(o.Provider, getenv("WISP_PROVIDER"), s.Provider)}
+	if c.Name == "" {
+		switch {
+		case getenv("ANTHROPIC_API_KEY") != "" || s.AnthropicAPIKey != "":
+			c.Name = "anthropic"
+		case getenv("OPENAI_API_KEY") != "" || s.OpenAIAPIKey != "":
+			c.Name = "openai"
+		default:
+			return c, fmt.Errorf("no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, "+
+				"or choose one with --provider or WISP_PROVIDER (anthropic, openai, openai-compatible, fake), "+
+				"or set \"provider\" in %s", settingsFile)
+		}
+	}
+	c.Model = first(o.Model, getenv("WISP_MODEL"), s.Model)
+	switch c.Name {
+	case "anthropic":
+		c.BaseURL = first(o.BaseURL, getenv("WISP_BASE_URL"), getenv("ANTHROPIC_BASE_URL"), s.BaseURL)
+		c.APIKey = first(getenv("ANTHROPIC_API_KEY"), getenv("WISP_API_KEY"), s.AnthropicAPIKey, s.APIKey)
+		c.Model = first(c.Model, defaultAnthropicModel)
+		if c.APIKey == "" {
+			return c, fmt.Errorf("anthropic needs an API key: set ANTHROPIC_API_KEY (or WISP_API_KEY, or \"anthropic_api_key\" in %s)", settingsFile)
+		}
+	case "openai":
+		c.BaseURL = first(o.BaseURL, getenv("WISP_BASE_URL"), getenv("OPENAI_BASE_URL"), s.BaseURL)
+		c.APIKey = first(getenv("OPENAI_API_KEY"), getenv("WISP_API_KEY"), s.OpenAIAPIKey, s.APIKey)
+		c.Model = first(c.Model, defaultOpenAIModel)
+		if c.APIKey == "" {
+			return c, fmt.Errorf("openai needs an API key: set OPENAI_API_KEY (or WISP_API_KEY, or \"openai_api_key\" in %s)", settingsFile)
+		}
+	case "openai-compatible":
+		c.BaseURL = first(o.BaseURL, getenv("WISP_BASE_URL"), getenv("OPENAI_BASE_URL"), s.BaseURL)
+		// Local servers (Ollama, llama.cpp) take any key; the SDK wants one.
+		c.APIKey = first(getenv("WISP_API_KEY"), getenv("OPENAI_API_KEY"), s.APIKey, s.OpenAIAPIKey, "none")
+		if c.BaseURL == "" {
+			return c, fmt.Errorf("openai-compatible needs the server's address: set --base-url or WISP_BASE_URL (e.g. http://localhost:11434/v1 for Ollama)")
+		}
+		if c.Model == "" {
+			return c, fmt.Errorf("openai-compatible needs a model name: set --model or WISP_MODEL (e.g. qwen3-coder)")
+		}
+	case "fake":
+		c.Model = first(c.Model, "fake")
+	default:
+		return c, usagef("unknown provider %q: use anthropic, openai, openai-compatible or fake", c.Name)
+	}
+	return c, nil
+}
+
+// openProvider builds the provider; close releases what it started (the
+// fake provider's loopback server).
+func openProvider(c providerChoice, getenv config.Getenv) (p provider.Provider, closeFn func(), err error) {
+	closeFn = func() {}
+	client := &http.Client{}
+	switch c.Name {
+	case "anthropic":
+		p = anthropic.New(anthropic.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client})
+	case "openai", "openai-compatible":
+		p = openai.New(openai.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client})
+	case "fake":
+		script := fake.Demo()
+		if path := getenv("WISP_FAKE_SCRIPT"); path != "" {
+			script, err = fake.LoadScript(path)
+			if err != nil {
+				return nil, closeFn, fmt.Errorf("WISP_FAKE_SCRIPT: %w", err)
+			}
+		}
+		srv, err := fake.Start(script)
+		if err != nil {
+			return nil, closeFn, fmt.Errorf("start the fake provider: %w", err)
+		}
+		closeFn = srv.Close
+		// The fake speaks both wire formats; WISP_FAKE_FORMAT picks which
+		// official client talks to it.
+		if strings.EqualFold(getenv("WISP_FAKE_FORMAT"), "openai") {
+			p = openai.New(openai.Options{APIKey: "fake", BaseURL: srv.URL() + "/v1", HTTPClient: client})
+		} else {
+			p = anthropic.New(anthropic.Options{APIKey: "fake", BaseURL: srv.URL(), HTTPClient: client})
+		}
+	}
+	return provider.WithRetry(p, provider.RetryPolicy{}), closeFn, nil
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,146 @@
+// Package config loads wisp's user files (~/.wisp/settings.json and, for
+// the command gate, ~/.wisp/config.json) into one typed value. It never
+// reads a project's files unless the caller says the project is trusted,
+// and a malformed file is an error that names the file and the key.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Settings is what ~/.wisp/settings.json holds for the spine.
+type Settings struct {
+	Provider        string `json:"provider"`
+	Model           string `json:"model"`
+	BaseURL         string `json:"base_url"`
+	APIKey          string `json:"api_key"`
+	AnthropicAPIKey string `json:"anthropic_api_key"`
+	OpenAIAPIKey    string `json:"openai_api_key"`
+	SessionDir      string `json:"session_dir"`
+	MaxTokens       int    `json:"max_tokens"`
+}
+
+// Paths says where wisp keeps its files.
+type Paths struct {
+	// Home is ~/.wisp or $WISP_HOME.
+	Home string
+	// UserHome is the person's home folder, for showing paths as ~.
+	UserHome string
+}
+
+// Getenv reads an environment variable; tests hand in their own.
+type Getenv func(string) string
+
+// ResolvePaths finds wisp's home from WISP_HOME or HOME.
+func ResolvePaths(getenv Getenv) (Paths, error) {
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return Paths{}, fmt.Errorf("find the home folder: %w", err)
+		}
+		home = h
+	}
+	p := Paths{UserHome: home, Home: filepath.Join(home, ".wisp")}
+	if w := getenv("WISP_HOME"); w != "" {
+		abs, err := filepath.Abs(w)
+		if err != nil {
+			return Paths{}, fmt.Errorf("WISP_HOME %q: %w", w, err)
+		}
+		p.Home = abs
+	}
+	return p, nil
+}
+
+// Pretty shows a path with the home folder as ~.
+func (p Paths) Pretty(path string) string {
+	if p.UserHome != "" && (path == p.UserHome || strings.HasPrefix(path, p.UserHome+string(filepath.Separator))) {
+		return "~" + path[len(p.UserHome):]
+	}
+	return path
+}
+
+// SettingsFile is the path of the user settings.
+func (p Paths) SettingsFile() string { return filepath.Join(p.Home, "settings.json") }
+
+// SessionDir is the default transcript folder.
+func (p Paths) SessionDir() string { return filepath.Join(p.Home, "sessions") }
+
+// MalformedError reports a user file that cannot be used.
+type MalformedError struct {
+	File string // as shown to the person (~ for home)
+	What string
+}
+
+func (e *MalformedError) Error() string { return fmt.Sprintf("malformed %s: %s", e.File, e.What) }
+
+// LoadSettings reads the user settings. A missing file is no error. Keys
+// wisp does not know come back as warnings.
+func LoadSettings(p Paths) (Settings, []string, error) {
+	var s Settings
+	warn, err := loadFile(p, p.SettingsFile(), &s)
+	return s, warn, err
+}
+
+// loadFile decodes a JSON object into dst key by key, so an error can name
+// the key, and unknown keys are reported instead of silently dropped.
+func loadFile(p Paths, path string, dst any) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	shown := p.Pretty(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", shown, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, &MalformedError{File: shown, What: describeJSONError(data, err)}
+	}
+	known := fieldsOf(dst)
+	var warns []string
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !known[k] {
+			warns = append(warns, fmt.Sprintf("%s: unknown key %q ignored", shown, k))
+			continue
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{k: raw[k]})
+		if err := json.Unmarshal(one, dst); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return warns, &MalformedError{File: shown, What: fmt.Sprintf("%s: expected %s, got %s", k, te.Type, te.Value)}
+			}
+			return warns, &MalformedError{File: shown, What: fmt.Sprintf("%s: %v", k, err)}
+		}
+	}
+	return warns, nil
+}
+
+func describeJSONError(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Sprintf("line %d: %v", line, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "the file must hold a JSON object"
+	}
+	return err.Error()
+}

@@ -1,0 +1,370 @@
+// Package anthropic adapts the official Anthropic Go SDK to provider.Provider:
+// it streams the Messages API with tool use and translates between chat
+// types and SDK types. SDK types never leave this package, and the SDK never
+// retries on its own: provider.WithRetry does that so every retry is seen.
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/provider"
+)
+
+// DefaultMaxTokens bounds a reply when the request does not say.
+const DefaultMaxTokens = 8192
+
+// Options configure the client. The environment is never read here: the
+// caller resolves the key and base URL from wisp's configuration.
+type Options struct {
+	APIKey string
+	// BaseURL replaces https://api.anthropic.com/ (for proxies and tests).
+	BaseURL string
+	// HTTPClient replaces http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+type client struct {
+	messages sdk.MessageService
+}
+
+// New returns a provider speaking the Anthropic Messages API.
+func New(o Options) provider.Provider {
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(checkStatus),
+	}
+	if o.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(o.APIKey))
+	}
+	if o.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(o.BaseURL))
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	opts = append(opts, option.WithHTTPClient(hc))
+	c := sdk.NewClient(opts...)
+	return &client{messages: c.Messages}
+}
+
+func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.Callbacks) (provider.Response, error) {
+	params, err := buildParams(req)
+	if err != nil {
+		return provider.Response{}, fmt.Errorf("anthropic: %w", err)
+	}
+	stream := c.messages.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	var acc accumulator
+	for stream.Next() {
+		acc.add(stream.Current(), cb.Text)
+	}
+	if err := stream.Err(); err != nil {
+		return provider.Response{}, convertError(ctx, err, acc.started)
+	}
+	resp, err := acc.response()
+	if err != nil {
+		return provider.Response{}, fmt.Errorf("anthropic: %w", err)
+	}
+	return resp, nil
+}
+
+func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
+	maxTokens := int64(req.MaxTokens)
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	p := sdk.MessageNewParams{
+		Model:     sdk.Model(req.Model),
+		MaxTokens: maxTokens,
+	}
+	// Two cache breakpoints: the system prompt (which caches the tools
+	// before it) and the newest message, so each turn of a loop re-reads
+	// the whole conversation from the cache.
+	if req.System != "" {
+		p.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
+	}
+	for _, m := range req.Messages {
+		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
+		for _, b := range m.Content {
+			switch b.Type {
+			case chat.Text:
+				if b.Text != "" {
+					blocks = append(blocks, sdk.NewTextBlock(b.Text))
+				}
+			case chat.ToolUse:
+				input := b.Input
+				if len(input) == 0 {
+					input = json.RawMessage(`{}`)
+				}
+				blocks = append(blocks, sdk.NewToolUseBlock(b.ID, input, b.Name))
+			case chat.ToolResult:
+				r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+				if b.IsError {
+					r.IsError = sdk.Bool(true)
+				}
+				// The API refuses empty text blocks; an empty result is no content.
+				if b.Text != "" {
+					r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: b.Text}}}
+				}
+				blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &r})
+			default:
+				return p, fmt.Errorf("message block of unknown type %q", b.Type)
+			}
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		switch m.Role {
+		case chat.User:
+			p.Messages = append(p.Messages, sdk.NewUserMessage(blocks...))
+		case chat.Assistant:
+			p.Messages = append(p.Messages, sdk.NewAssistantMessage(blocks...))
+		default:
+			return p, fmt.Errorf("message of unknown role %q", m.Role)
+		}
+	}
+	if n := len(p.Messages); n > 0 {
+		var content []sdk.ContentBlockParamUnion
+		if last := p.Messages[n-1]; last.OfUser != nil {
+			content = last.OfUser.Content
+		} else if last.OfAssistant != nil {
+			content = last.OfAssistant.Content
+		}
+		if len(content) > 0 {
+			if cc := content[len(content)-1].GetCacheControl(); cc != nil {
+				*cc = sdk.NewCacheControlEphemeralParam()
+			}
+		}
+	}
+	for _, t := range req.Tools {
+		schema, err := inputSchema(t.Schema)
+		if err != nil {
+			return p, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		tp := sdk.ToolParam{Name: t.Name, InputSchema: schema}
+		if t.Description != "" {
+			tp.Description = sdk.String(t.Description)
+		}
+		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tp})
+	}
+	return p, nil
+}
+
+// inputSchema splits a JSON Schema object into the SDK's fields, keeping
+// every keyword it has no field for.
+func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
+	var s sdk.ToolInputSchemaParam
+	if len(raw) == 0 {
+		return s, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return s, fmt.Errorf("input schema is not a JSON object: %w", err)
+	}
+	for k, v := range m {
+		switch k {
+		case "type":
+		case "properties":
+			s.Properties = v
+		case "required":
+			list, _ := v.([]any)
+			for _, r := range list {
+				if name, ok := r.(string); ok {
+					s.Required = append(s.Required, name)
+				}
+			}
+		default:
+			if s.ExtraFields == nil {
+				s.ExtraFields = map[string]any{}
+			}
+			s.ExtraFields[k] = v
+		}
+	}
+	return s, nil
+}
+
+// accumulator rebuilds the message from stream events. It keeps its own
+// state rather than the SDK's Accumulate so that a cut stream is detected
+// per block: a tool_use whose stop or JSON never arrived is not returned.
+type accumulator struct {
+	started    bool
+	blocks     []*block
+	usage      chat.Usage
+	stopReason string
+	stopped    bool
+}
+
+type block struct {
+	typ, id, name string
+	text          strings.Builder
+	input         strings.Builder
+	closed        bool
+}
+
+func (a *accumulator) add(ev sdk.MessageStreamEventUnion, onText func(string)) {
+	switch ev.Type {
+	case "message_start":
+		a.started = true
+		u := ev.Message.Usage
+		a.usage = chat.Usage{
+			InputTokens:      u.InputTokens,
+			OutputTokens:     u.OutputTokens,
+			CacheReadTokens:  u.CacheReadInputTokens,
+			CacheWriteTokens: u.CacheCreationInputTokens,
+		}
+	case "content_block_start":
+		for int(ev.Index) >= len(a.blocks) {
+			a.blocks = append(a.blocks, nil)
+		}
+		cb := ev.ContentBlock
+		b := &block{typ: cb.Type, id: cb.ID, name: cb.Name}
+		a.blocks[ev.Index] = b
+		if cb.Type == "text" && cb.Text != "" {
+			b.text.WriteString(cb.Text)
+			if onText != nil {
+				onText(cb.Text)
+			}
+		}
+	case "content_block_delta":
+		b := a.block(ev.Index)
+		if b == nil {
+			return
+		}
+		switch ev.Delta.Type {
+		case "text_delta":
+			b.text.WriteString(ev.Delta.Text)
+			if onText != nil && ev.Delta.Text != "" {
+				onText(ev.Delta.Text)
+			}
+		case "input_json_delta":
+			b.input.WriteString(ev.Delta.PartialJSON)
+		}
+	case "content_block_stop":
+		if b := a.block(ev.Index); b != nil {
+			b.closed = true
+		}
+	case "message_delta":
+		a.stopReason = string(ev.Delta.StopReason)
+		u := ev.Usage
+		a.usage.OutputTokens = u.OutputTokens
+		// The later counts are totals for the message, so they replace.
+		if u.JSON.InputTokens.Valid() {
+			a.usage.InputTokens = u.InputTokens
+		}
+		if u.JSON.CacheReadInputTokens.Valid() {
+			a.usage.CacheReadTokens = u.CacheReadInputTokens
+		}
+		if u.JSON.CacheCreationInputTokens.Valid() {
+			a.usage.CacheWriteTokens = u.CacheCreationInputTokens
+		}
+	case "message_stop":
+		a.stopped = true
+	}
+}
+
+func (a *accumulator) block(i int64) *block {
+	if i < 0 || int(i) >= len(a.blocks) {
+		return nil
+	}
+	return a.blocks[i]
+}
+
+func (a *accumulator) response() (provider.Response, error) {
+	if !a.stopped {
+		return provider.Response{}, provider.ErrStreamCut
+	}
+	msg := chat.Message{Role: chat.Assistant, Content: []chat.Block{}}
+	for _, b := range a.blocks {
+		if b == nil {
+			continue
+		}
+		switch b.typ {
+		case "text":
+			if b.text.Len() > 0 {
+				msg.Content = append(msg.Content, chat.Block{Type: chat.Text, Text: b.text.String()})
+			}
+		case "tool_use":
+			input := strings.TrimSpace(b.input.String())
+			if input == "" {
+				input = "{}"
+			}
+			if !b.closed || !json.Valid([]byte(input)) {
+				return provider.Response{}, fmt.Errorf("tool call %s (%s): input is not complete JSON: %w", b.name, b.id, provider.ErrStreamCut)
+			}
+			msg.Content = append(msg.Content, chat.Block{Type: chat.ToolUse, ID: b.id, Name: b.name, Input: json.RawMessage(input)})
+		}
+		// Thinking and server-side tool blocks are not part of wisp's
+		// conversation and are dropped.
+	}
+	return provider.Response{Message: msg, Usage: a.usage, StopReason: a.stopReason}, nil
+}
+
+// statusOfType gives the HTTP status an error event sent inside a stream
+// stands for; such events arrive on a response that began with 200.
+func statusOfType(t string) int {
+	switch t {
+	case "invalid_request_error":
+		return http.StatusBadRequest
+	case "authentication_error":
+		return http.StatusUnauthorized
+	case "permission_error":
+		return http.StatusForbidden
+	case "not_found_error":
+		return http.StatusNotFound
+	case "request_too_large":
+		return http.StatusRequestEntityTooLarge
+	case "rate_limit_error":
+		return http.StatusTooManyRequests
+	case "overloaded_error":
+		return 529
+	case "timeout_error":
+		return http.StatusGatewayTimeout
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// checkStatus turns an HTTP error response into a provider.APIError
+// before the SDK parses it, so that any body, even a proxy's HTML page,
+// gives a readable message and the status is never lost.
+func checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < 400 {
+		return res, err
+	}
+	return nil, provider.ErrorFromResponse(res)
+}
+
+func convertError(ctx context.Context, err error, started bool) error {
+	var ae *sdk.Error
+	switch {
+	case errors.As(err, new(*provider.APIError)):
+		return fmt.Errorf("anthropic: %w", err)
+	case errors.As(err, &ae):
+		// An error event inside a stream that began with 200.
+		status := ae.StatusCode
+		if status < 400 {
+			status = statusOfType(string(ae.Type()))
+		}
+		msg := ae.Message
+		if msg == "" {
+			msg = strings.TrimSpace(ae.RawJSON())
+		}
+		return fmt.Errorf("anthropic: %w", &provider.APIError{Status: status, Message: msg, Err: err})
+	case started && ctx.Err() == nil:
+		return fmt.Errorf("anthropic: %w: %w", provider.ErrStreamCut, err)
+	}
+	return fmt.Errorf("anthropic: %w", err)
+}

@@ -1,0 +1,326 @@
+// Package openai adapts the official OpenAI Go SDK to provider.Provider over
+// the Chat Completions API, streaming with tool calls. It serves both OpenAI
+// itself and any server that speaks the same wire format (Ollama, llama.cpp,
+// vLLM, LM Studio, OpenRouter), so it tolerates missing usage and ids. SDK
+// types never leave this package, and the SDK never retries on its own:
+// provider.WithRetry does that so every retry is seen.
+package openai
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/provider"
+)
+
+// DefaultBaseURL is OpenAI's own endpoint.
+const DefaultBaseURL = "https://api.openai.com/v1/"
+
+// Options configure the client. The environment is never read here (the
+// SDK's OPENAI_* variables included): the caller resolves the key and base
+// URL from wisp's configuration, so a key meant for OpenAI never reaches
+// another server by accident.
+type Options struct {
+	// APIKey is sent as a bearer token; empty sends none (local servers).
+	APIKey string
+	// BaseURL is the API root including its /v1, e.g.
+	// http://127.0.0.1:11434/v1 for Ollama. Empty means DefaultBaseURL.
+	BaseURL string
+	// HTTPClient replaces http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+type client struct {
+	completions sdk.ChatCompletionService
+	// compatible is true for servers other than OpenAI, which often know
+	// max_tokens but not its successor max_completion_tokens.
+	compatible bool
+}
+
+// New returns a provider speaking the Chat Completions API.
+func New(o Options) provider.Provider {
+	base := o.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	// The service is built directly, not through NewClient, because
+	// NewClient reads OPENAI_API_KEY and OPENAI_BASE_URL from the
+	// environment.
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(checkStatus),
+	}
+	if o.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(o.APIKey))
+	}
+	return &client{
+		completions: sdk.NewChatCompletionService(opts...),
+		compatible:  o.BaseURL != "" && o.BaseURL != DefaultBaseURL,
+	}
+}
+
+func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.Callbacks) (provider.Response, error) {
+	params, err := c.buildParams(req)
+	if err != nil {
+		return provider.Response{}, fmt.Errorf("openai: %w", err)
+	}
+	stream := c.completions.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	var acc accumulator
+	for stream.Next() {
+		acc.add(stream.Current(), cb.Text)
+	}
+	if err := stream.Err(); err != nil {
+		return provider.Response{}, convertError(ctx, err, acc.started)
+	}
+	resp, err := acc.response()
+	if err != nil {
+		return provider.Response{}, fmt.Errorf("openai: %w", err)
+	}
+	return resp, nil
+}
+
+func (c *client) buildParams(req provider.Request) (sdk.ChatCompletionNewParams, error) {
+	p := sdk.ChatCompletionNewParams{
+		Model:         shared.ChatModel(req.Model),
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	}
+	if req.MaxTokens > 0 {
+		if c.compatible {
+			p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
+		} else {
+			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
+		}
+	}
+	if req.System != "" {
+		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		msgs, err := convertMessage(m)
+		if err != nil {
+			return p, err
+		}
+		p.Messages = append(p.Messages, msgs...)
+	}
+	for _, t := range req.Tools {
+		fn := shared.FunctionDefinitionParam{Name: t.Name}
+		if t.Description != "" {
+			fn.Description = param.NewOpt(t.Description)
+		}
+		if len(t.Schema) > 0 {
+			if err := json.Unmarshal(t.Schema, &fn.Parameters); err != nil {
+				return p, fmt.Errorf("tool %s: input schema is not a JSON object: %w", t.Name, err)
+			}
+		}
+		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
+	}
+	return p, nil
+}
+
+// convertMessage maps one chat message onto the wire's messages. A user
+// message's tool results become role=tool messages placed first, because
+// they must directly follow the assistant message that asked for them.
+func convertMessage(m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
+	var out []sdk.ChatCompletionMessageParamUnion
+	var text strings.Builder
+	var calls []sdk.ChatCompletionMessageToolCallUnionParam
+	for _, b := range m.Content {
+		switch b.Type {
+		case chat.Text:
+			text.WriteString(b.Text)
+		case chat.ToolResult:
+			// The wire has no error flag; the result text has to say it.
+			out = append(out, sdk.ToolMessage(b.Text, b.ToolUseID))
+		case chat.ToolUse:
+			args := string(b.Input)
+			if args == "" {
+				args = "{}"
+			}
+			calls = append(calls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID:       b.ID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args},
+				},
+			})
+		default:
+			return nil, fmt.Errorf("message block of unknown type %q", b.Type)
+		}
+	}
+	switch m.Role {
+	case chat.User:
+		if text.Len() > 0 {
+			out = append(out, sdk.UserMessage(text.String()))
+		}
+	case chat.Assistant:
+		if text.Len() == 0 && len(calls) == 0 {
+			break
+		}
+		a := sdk.ChatCompletionAssistantMessageParam{ToolCalls: calls}
+		if text.Len() > 0 {
+			a.Content.OfString = param.NewOpt(text.String())
+		}
+		out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
+	default:
+		return nil, fmt.Errorf("message of unknown role %q", m.Role)
+	}
+	return out, nil
+}
+
+// accumulator rebuilds the message from chunks. Tool calls are keyed by
+// their index; a server that reuses an index for a call with a new id
+// (some local servers do) gets a new call.
+type accumulator struct {
+	started bool
+	text    strings.Builder
+	calls   []*call
+	byIdx   map[int64]*call
+	usage   chat.Usage
+	finish  string
+}
+
+type call struct {
+	id, name string
+	args     strings.Builder
+}
+
+func (a *accumulator) add(ch sdk.ChatCompletionChunk, onText func(string)) {
+	a.started = true
+	if ch.JSON.Usage.Valid() {
+		u := ch.Usage
+		cached := u.PromptTokensDetails.CachedTokens
+		// chat.Usage counts cached input apart from fresh input, as
+		// Anthropic does; OpenAI's prompt_tokens includes the cached ones.
+		a.usage = chat.Usage{
+			InputTokens:     u.PromptTokens - cached,
+			OutputTokens:    u.CompletionTokens,
+			CacheReadTokens: cached,
+		}
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		d := choice.Delta
+		if d.Content != "" {
+			a.text.WriteString(d.Content)
+			if onText != nil {
+				onText(d.Content)
+			}
+		}
+		for _, tc := range d.ToolCalls {
+			c := a.byIdx[tc.Index]
+			if c == nil || (tc.ID != "" && c.id != "" && tc.ID != c.id) {
+				c = &call{}
+				if a.byIdx == nil {
+					a.byIdx = map[int64]*call{}
+				}
+				a.byIdx[tc.Index] = c
+				a.calls = append(a.calls, c)
+			}
+			if tc.ID != "" {
+				c.id = tc.ID
+			}
+			if tc.Function.Name != "" {
+				c.name = tc.Function.Name
+			}
+			c.args.WriteString(tc.Function.Arguments)
+		}
+		if choice.FinishReason != "" {
+			a.finish = choice.FinishReason
+		}
+	}
+}
+
+func (a *accumulator) response() (provider.Response, error) {
+	if a.finish == "" {
+		return provider.Response{}, provider.ErrStreamCut
+	}
+	msg := chat.Message{Role: chat.Assistant, Content: []chat.Block{}}
+	if a.text.Len() > 0 {
+		msg.Content = append(msg.Content, chat.Block{Type: chat.Text, Text: a.text.String()})
+	}
+	for _, c := range a.calls {
+		args := strings.TrimSpace(c.args.String())
+		if args == "" {
+			args = "{}"
+		}
+		if c.name == "" || !json.Valid([]byte(args)) {
+			return provider.Response{}, fmt.Errorf("tool call %q (%s): name or arguments incomplete: %w", c.name, c.id, provider.ErrStreamCut)
+		}
+		id := c.id
+		if id == "" {
+			id = newCallID()
+		}
+		msg.Content = append(msg.Content, chat.Block{Type: chat.ToolUse, ID: id, Name: c.name, Input: json.RawMessage(args)})
+	}
+	return provider.Response{Message: msg, Usage: a.usage, StopReason: stopReason(a.finish)}, nil
+}
+
+// stopReason maps finish_reason onto the Anthropic words wisp uses
+// everywhere, so the loop reads one vocabulary whatever the provider.
+func stopReason(finish string) string {
+	switch finish {
+	case "stop":
+		return "end_turn"
+	case "tool_calls", "function_call":
+		return "tool_use"
+	case "length":
+		return "max_tokens"
+	case "content_filter":
+		return "refusal"
+	default:
+		return finish
+	}
+}
+
+func newCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}
+
+// checkStatus turns an HTTP error response into a provider.APIError
+// before the SDK parses it: compatible servers answer errors in many
+// shapes ({"error":"..."}, {"detail":...}, HTML from a proxy), and the SDK
+// would lose the status on some of them.
+func checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < 400 {
+		return res, err
+	}
+	return nil, provider.ErrorFromResponse(res)
+}
+
+func convertError(ctx context.Context, err error, started bool) error {
+	var se *ssestream.StreamError
+	switch {
+	case errors.As(err, new(*provider.APIError)):
+		return fmt.Errorf("openai: %w", err)
+	case errors.As(err, &se):
+		// An error inside a 200 stream: the server gave up mid-message.
+		return fmt.Errorf("openai: %s: %w", se.Message, provider.ErrStreamCut)
+	case started && ctx.Err() == nil:
+		return fmt.Errorf("openai: %w: %w", provider.ErrStreamCut, err)
+	}
+	return fmt.Errorf("openai: %w", err)
+}

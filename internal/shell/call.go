@@ -1,0 +1,649 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// res accumulates the judgement of one part.
+type res struct {
+	lvl     Level
+	reasons []string
+	program string
+	verb    string
+	fl      partFlags
+	levels  []Level // of each reason
+	forms   []string
+	later   []func() // nested parts, recorded after this one
+	noScan  bool     // arguments are text, not paths: skip the secret scan
+	writes  []string // files written, resolved
+}
+
+func (r *res) add(l Level, reason string) {
+	r.lvl = max(r.lvl, l)
+	for i, old := range r.reasons {
+		if old == reason {
+			r.levels[i] = max(r.levels[i], l)
+			return
+		}
+	}
+	r.reasons = append(r.reasons, reason)
+	r.levels = append(r.levels, l)
+}
+
+// one is a result with a single reason.
+func one(l Level, reason string) *res {
+	r := &res{}
+	r.add(l, reason)
+	return r
+}
+
+// cmd is a simple command being judged: its program and the words after it.
+type cmd struct {
+	c    *classifier
+	x    ctx
+	name string // the program, by the name rules know it
+	args []arg  // the words after the program
+	r    *res
+	hops int
+}
+
+func (k *cmd) add(l Level, reason string) { k.r.add(l, reason) }
+
+// call judges a simple command with its redirections.
+func (c *classifier) call(x ctx, s *syntax.Stmt, ce *syntax.CallExpr, rd redirs) {
+	r := &res{}
+	for _, as := range ce.Assigns {
+		c.assign(x, as, r)
+	}
+	if len(ce.Args) == 0 {
+		for _, it := range rd.items {
+			r.add(it.lvl, it.reason)
+		}
+		if len(r.reasons) == 0 {
+			r.add(Safe, "sets shell variables")
+		}
+		r.forms = nil
+		c.addPart(x.f, s, "", "", r)
+		c.runLater(r)
+		return
+	}
+	args := make([]arg, 0, len(ce.Args))
+	for _, w := range ce.Args {
+		args = appendWord(args, w, x.f.src)
+	}
+	if c.collect {
+		r.forms = append(r.forms, normalise(args))
+	}
+	c.argv(x, args, r, 0)
+	if !r.noScan {
+		c.scanSecrets(x.f, args[1:], r)
+	}
+	for _, it := range rd.items {
+		r.add(it.lvl, it.reason)
+	}
+	if r.fl.net || x.netIn {
+		// Remember what came off the network, so that running it later
+		// in the line counts as running a download.
+		if c.downloads == nil {
+			c.downloads = map[string]bool{}
+		}
+		for _, p := range append(r.writes, rd.paths...) {
+			c.downloads[p] = true
+		}
+	}
+	if len(r.reasons) == 0 {
+		r.add(Safe, "no effect outside the shell")
+	}
+	c.addPart(x.f, s, r.program, r.verb, r)
+	for _, w := range ce.Args {
+		if !plainWord(w) {
+			c.expr(x, w)
+		}
+	}
+	c.runLater(r)
+}
+
+func (c *classifier) runLater(r *res) {
+	for _, f := range r.later {
+		f()
+	}
+}
+
+// argv judges a command given as words, the first being the program.
+// Wrappers (env, nice, timeout...) call it again on the command they run.
+func (c *classifier) argv(x ctx, args []arg, r *res, hops int) {
+	if len(args) == 0 {
+		return
+	}
+	if hops > maxHops {
+		r.add(Dangerous, "too many wrappers to analyse")
+		return
+	}
+	name, byPath, ok := c.program(args[0], r)
+	if !ok {
+		return
+	}
+	k := &cmd{c: c, x: x, name: name, args: args[1:], r: r, hops: hops}
+	if hops > 0 && c.collect {
+		r.forms = append(r.forms, normalise(args))
+	}
+	if c.collect && args[0].known && strings.Contains(args[0].val, "/") {
+		base := append([]arg{literalArg(name)}, args[1:]...)
+		r.forms = append(r.forms, normalise(base))
+	}
+	if !byPath {
+		r.program = name
+		if c.funcs[name] {
+			r.add(Safe, "calls a function defined in this line (its body is judged on its own)")
+			return
+		}
+		rl, _ := lookup(name)
+		rl(k)
+		return
+	}
+	// A program named by a path that is not a system directory may be
+	// anything; judge it by its base name too, and keep that judgement
+	// only when it is worse.
+	r.program = args[0].val
+	r.add(Moderate, "runs a program by path: "+r.program)
+	if p, ok := c.resolve(x.f, args[0]); ok && c.downloads[p] {
+		r.add(Dangerous, "runs a file downloaded in this line")
+	}
+	scratch := &res{}
+	k.r = scratch
+	k.x = x.sub()
+	rl, _ := lookup(name)
+	rl(k)
+	if scratch.lvl == Dangerous {
+		for _, reason := range scratch.reasons {
+			r.add(Dangerous, reason)
+		}
+	}
+	r.fl.net = r.fl.net || scratch.fl.net
+}
+
+// systemBin are directories whose programs are the ones rules know.
+var systemBin = map[string]bool{
+	"/bin": true, "/usr/bin": true, "/sbin": true, "/usr/sbin": true,
+	"/usr/local/bin": true, "/usr/local/sbin": true,
+}
+
+// program checks the command name. It refuses (ok false, part dangerous)
+// names that are computed or disguised, and tells whether the name is a
+// path outside the system directories.
+func (c *classifier) program(a arg, r *res) (name string, byPath, ok bool) {
+	bad := ""
+	switch {
+	case a.stdin:
+		bad = "runs a command read from standard input"
+	case a.ansiC:
+		bad = "the command name uses $'...' quoting: " + a.text
+	case !a.known:
+		bad = "the command name is only known at run time: " + a.text
+	case a.escaped:
+		bad = "the command name is disguised with backslashes: " + a.text
+	case a.glob:
+		bad = "the command name is a glob: " + a.text
+	case a.brace:
+		bad = "the command name is a brace expansion: " + a.text
+	case a.quoted && a.parts > 1:
+		bad = "the command name is split by quotes: " + a.text
+	case a.val == "":
+		bad = "the command name is empty"
+	case strings.ContainsAny(a.val, " \t\n"):
+		bad = "the command name holds blanks: " + a.text
+	}
+	if bad != "" {
+		r.program = a.text
+		r.add(Dangerous, bad)
+		return "", false, false
+	}
+	v := a.val
+	if !strings.Contains(v, "/") {
+		return v, false, true
+	}
+	clean := path.Clean(v)
+	dir, base := path.Split(clean)
+	if systemBin[strings.TrimSuffix(dir, "/")] {
+		return base, false, true
+	}
+	return base, true, true
+}
+
+// scanSecrets marks a command that names a credential file in its
+// arguments: whatever it does with it, the contents may reach the model or
+// leave the machine.
+func (c *classifier) scanSecrets(f *frame, args []arg, r *res) {
+	for _, a := range args {
+		if !a.known || a.val == "" || !maybeSecret(a.val) || strings.ContainsAny(a.val, " \t\n") {
+			continue
+		}
+		cands := [3]string{a.val}
+		if a.val == "-" || a.val == "--" {
+			continue
+		}
+		if i := strings.LastIndexByte(a.val, '='); i >= 0 {
+			cands[1] = a.val[i+1:]
+		}
+		if strings.HasPrefix(cands[1], "@") || strings.HasPrefix(cands[1], "<") {
+			cands[2] = cands[1][1:]
+		} else if strings.HasPrefix(a.val, "@") {
+			cands[2] = a.val[1:]
+		}
+		for j := len(cands) - 1; j >= 0; j-- {
+			s := cands[j]
+			if s == "" {
+				continue
+			}
+			b := arg{val: s, known: true, home: strings.HasPrefix(s, "~")}
+			if p, ok := c.resolve(f, b); ok && c.secret(p) {
+				r.add(Dangerous, "touches a secret: "+c.show(p))
+				return
+			}
+		}
+	}
+}
+
+// assign judges a variable assignment (FOO=bar cmd, FOO=bar, export FOO=bar).
+func (c *classifier) assign(x ctx, as *syntax.Assign, r *res) {
+	if as.Value != nil && !plainWord(as.Value) {
+		c.expr(x, as.Value)
+	}
+	if as.Array != nil {
+		c.expr(x, as.Array)
+	}
+	if as.Index != nil {
+		c.expr(x, as.Index)
+	}
+	if as.Name == nil {
+		return
+	}
+	var val arg
+	if as.Value != nil {
+		val = decodeWord(as.Value, x.f.src)
+	} else if as.Array != nil {
+		val = arg{text: "(...)"}
+	} else if as.Naked {
+		return // export NAME: no new value
+	} else {
+		val = arg{known: true}
+	}
+	c.envVar(x, as.Name.Value, val, r)
+}
+
+// dangerousVars change what every later program loads or runs.
+var dangerousVars = map[string]string{
+	"LD_PRELOAD": "loads a library into every program", "LD_AUDIT": "loads a library into every program",
+	"LD_LIBRARY_PATH": "changes which libraries programs load", "DYLD_INSERT_LIBRARIES": "loads a library into every program",
+	"DYLD_LIBRARY_PATH": "changes which libraries programs load", "DYLD_FRAMEWORK_PATH": "changes which libraries programs load",
+	"BASH_ENV": "makes every bash run a file first", "ENV": "makes every sh run a file first",
+	"PROMPT_COMMAND": "runs a command at every prompt", "PS0": "runs code at every prompt", "PS1": "runs code at every prompt",
+	"PS4": "runs code when tracing", "SHELLOPTS": "changes shell options of every bash", "BASHOPTS": "changes shell options of every bash",
+	"GIT_CONFIG_PARAMETERS": "changes git's configuration", "GIT_CONFIG_COUNT": "changes git's configuration",
+	"GIT_CONFIG": "changes git's configuration", "GIT_CONFIG_GLOBAL": "changes git's configuration",
+	"GIT_CONFIG_SYSTEM": "changes git's configuration", "GIT_EXEC_PATH": "changes which programs git runs",
+	"GIT_TEMPLATE_DIR": "installs git hooks", "GCONV_PATH": "loads a library into programs",
+	"NODE_OPTIONS": "makes node load code", "PERL5OPT": "makes perl load code", "RUBYOPT": "makes ruby load code",
+	"JAVA_TOOL_OPTIONS": "makes java load code", "_JAVA_OPTIONS": "makes java load code",
+	"PYTHONSTARTUP": "makes python run a file", "PYTHONINSPECT": "makes python interactive",
+	"HISTFILE": "redirects or turns off shell history", "HISTSIZE": "turns off shell history",
+	"HISTFILESIZE": "turns off shell history", "HISTCONTROL": "hides commands from shell history",
+	"HISTIGNORE": "hides commands from shell history",
+}
+
+// commandVars hold a command line that programs run later.
+var commandVars = map[string]bool{
+	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "EDITOR": true,
+	"VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_SSH_COMMAND": true,
+	"GIT_SSH": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
+	"SUDO_ASKPASS": true, "BROWSER": true, "GIT_PROXY_COMMAND": true, "FCEDIT": true,
+	"LESSOPEN": false, "LESSCLOSE": false,
+}
+
+// moderateVars change which programs or libraries run, in ways that stay
+// with the user's own files.
+var moderateVars = map[string]bool{
+	"PATH": true, "IFS": true, "PYTHONPATH": true, "PYTHONHOME": true, "PERL5LIB": true,
+	"PERLLIB": true, "RUBYLIB": true, "NODE_PATH": true, "CLASSPATH": true, "CC": true,
+	"CXX": true, "CPP": true, "LD": true, "AR": true, "RUSTC_WRAPPER": true, "RUSTC": true,
+	"CARGO_BUILD_RUSTC_WRAPPER": true, "MAKEFLAGS": true, "MAKE": true, "GOENV": true,
+	"GOPROXY": true, "GONOSUMDB": true, "GONOSUMCHECK": true, "GOINSECURE": true, "GOSUMDB": true,
+	"HOME": true, "XDG_CONFIG_HOME": true, "GNUPGHOME": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
+	"CDPATH": true, "GLOBIGNORE": true, "BASH_XTRACEFD": true, "TMOUT": true,
+}
+
+// envVar judges setting one environment or shell variable.
+func (c *classifier) envVar(x ctx, name string, val arg, r *res) {
+	if why, ok := dangerousVars[name]; ok {
+		r.add(Dangerous, "sets "+name+", which "+why)
+		return
+	}
+	if strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") {
+		r.add(Dangerous, "sets "+name+", which changes what programs load")
+		return
+	}
+	if strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+		r.add(Dangerous, "sets "+name+", which changes git's configuration")
+		return
+	}
+	if parse, ok := commandVars[name]; ok {
+		switch {
+		case val.known && strings.TrimSpace(val.val) == "":
+		case !parse:
+			r.add(Dangerous, "sets "+name+", which makes a program run a command")
+		case !val.known:
+			r.add(Dangerous, "sets "+name+" to a command only known at run time")
+		default:
+			r.add(Safe, "sets "+name+", a command that other programs run (judged on its own)")
+			src := val.val
+			r.later = append(r.later, func() { c.nested(x, src) })
+		}
+		return
+	}
+	switch name {
+	case "GOFLAGS":
+		if !val.known || strings.Contains(val.val, "exec") || strings.Contains(val.val, "overlay") {
+			r.add(Moderate, "sets GOFLAGS, which can make go run other programs")
+		}
+		return
+	case "GOTOOLCHAIN":
+		if !val.known || (val.val != "local" && val.val != "auto" && val.val != "") {
+			r.add(Moderate, "sets GOTOOLCHAIN, which can download and run another Go toolchain")
+		}
+		return
+	}
+	if moderateVars[name] || strings.HasPrefix(name, "npm_config_") || strings.HasPrefix(name, "NPM_CONFIG_") {
+		r.add(Moderate, "sets "+name+", which changes which programs or files are used")
+	}
+}
+
+// spec says which options of a program take a value.
+type spec struct {
+	shortVal string   // short options that take a value: -o FILE, -oFILE
+	shortOpt string   // short options whose value is optional and attached: -i.bak
+	longVal  []string // long options that take a value: --output FILE, --output=FILE
+	posix    bool     // options end at the first operand
+}
+
+// option is one option found by scan.
+type option struct {
+	name string // "-o" or "--output" (as given, possibly abbreviated)
+	val  arg
+	has  bool
+}
+
+// is reports whether the option is one of the given names. Long names match
+// the unambiguous abbreviations GNU programs accept.
+func (o option) is(names ...string) bool {
+	for _, n := range names {
+		if o.name == n {
+			return true
+		}
+		if strings.HasPrefix(n, "--") && strings.HasPrefix(o.name, "--") && len(o.name) > 3 && strings.HasPrefix(n, o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// scan splits arguments into options and operands.
+func (sp spec) scan(args []arg) (opts []option, ops []arg) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
+			ops = append(ops, a)
+			if sp.posix {
+				return opts, append(ops, args[i+1:]...)
+			}
+			continue
+		}
+		if a.val == "--" {
+			return opts, append(ops, args[i+1:]...)
+		}
+		if strings.HasPrefix(a.val, "--") {
+			name, val, hasEq := strings.Cut(a.val, "=")
+			o := option{name: name}
+			if hasEq {
+				o.val, o.has = literalArg(val), true
+				o.val.known = a.known
+			} else if sp.takesLong(name) && i+1 < len(args) {
+				i++
+				o.val, o.has = args[i], true
+			}
+			opts = append(opts, o)
+			continue
+		}
+		cluster := a.val[1:]
+		for j := 0; j < len(cluster); j++ {
+			ch := cluster[j]
+			o := option{name: "-" + string(ch)}
+			if strings.IndexByte(sp.shortVal, ch) >= 0 {
+				if rest := cluster[j+1:]; rest != "" {
+					o.val, o.has = literalArg(rest), true
+				} else if i+1 < len(args) {
+					i++
+					o.val, o.has = args[i], true
+				}
+				opts = append(opts, o)
+				break
+			}
+			if strings.IndexByte(sp.shortOpt, ch) >= 0 {
+				o.val, o.has = literalArg(cluster[j+1:]), true
+				opts = append(opts, o)
+				break
+			}
+			opts = append(opts, o)
+		}
+	}
+	return opts, ops
+}
+
+func (sp spec) takesLong(name string) bool {
+	for _, l := range sp.longVal {
+		full := "--" + l
+		if name == full || len(name) > 3 && strings.HasPrefix(full, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOperand returns the index of the first word that is not an option,
+// skipping the values of the options in sp. It returns len(args) when
+// there is none.
+func (sp spec) firstOperand(args []arg) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
+			return i
+		}
+		if a.val == "--" {
+			return i + 1
+		}
+		if strings.HasPrefix(a.val, "--") {
+			if !strings.Contains(a.val, "=") && sp.takesLong(a.val) {
+				i++
+			}
+			continue
+		}
+		cluster := a.val[1:]
+		for j := 0; j < len(cluster); j++ {
+			if strings.IndexByte(sp.shortVal, cluster[j]) >= 0 {
+				if j == len(cluster)-1 {
+					i++
+				}
+				break
+			}
+			if strings.IndexByte(sp.shortOpt, cluster[j]) >= 0 {
+				break
+			}
+		}
+	}
+	return len(args)
+}
+
+// unknownArgs reports whether any word might be an option nobody checked.
+func unknownArgs(args []arg) (arg, bool) {
+	for _, a := range args {
+		if a.flagUnknown() {
+			return a, true
+		}
+	}
+	return arg{}, false
+}
+
+// write judges writing to a path argument.
+func (k *cmd) write(a arg) {
+	if a.stdin {
+		k.add(Dangerous, "writes to a path read from standard input")
+		return
+	}
+	if p, ok := k.c.resolve(k.x.f, a); ok {
+		k.r.writes = append(k.r.writes, p)
+	}
+	if l, reason := k.c.writeTo(k.x.f, a); reason != "" {
+		k.add(l, reason)
+	}
+}
+
+// writeInside judges a write that is harmless inside the workspace (a
+// build output): safe there, as write elsewhere.
+func (k *cmd) writeInside(a arg, what string) {
+	if pl, shown := k.c.where(k.x.f, a); pl == placeWorkspace || pl == placeTemp {
+		if p, _ := k.c.resolve(k.x.f, a); !plants(p) {
+			k.add(Safe, what+" "+shown)
+			return
+		}
+	}
+	k.write(a)
+}
+
+// remove judges deleting a path argument (rm, mv's source, find -delete).
+func (k *cmd) remove(a arg, verb string) {
+	c := k.c
+	if a.stdin || !a.known {
+		k.add(Dangerous, verb+" a path only known at run time: "+a.text)
+		return
+	}
+	pl, shown := c.where(k.x.f, a)
+	p, _ := c.resolve(k.x.f, a)
+	switch {
+	case pl == placeUnknown:
+		k.add(Dangerous, verb+" a path only known at run time: "+a.text)
+	case pl == placeSink || pl == placeDevice || pl == placeNetwork:
+		k.add(Dangerous, verb+" a device file: "+shown)
+	case c.wide(p):
+		k.add(Dangerous, verb+" everything in "+shown)
+	case pl == placeOutside:
+		k.add(Dangerous, verb+" outside the workspace: "+shown)
+	default:
+		switch {
+		case path.Base(p) == ".git" || strings.HasSuffix(p, "/.git/objects") || strings.HasSuffix(p, "/.git/refs"):
+			k.add(Dangerous, verb+" the git history: "+shown)
+		case plants(p):
+			k.add(Dangerous, verb+" a file git or the shell obeys: "+shown)
+		default:
+			k.add(Moderate, verb+" "+shown)
+		}
+	}
+}
+
+// nestedArgv records a command that this one runs (find -exec, xargs,
+// sudo) as a part of its own.
+func (k *cmd) nestedArgv(args []arg) {
+	if len(args) == 0 {
+		return
+	}
+	c, x, hops := k.c, k.x, k.hops
+	k.r.later = append(k.r.later, func() {
+		r := &res{}
+		if c.collect {
+			r.forms = []string{normalise(args)}
+		}
+		c.argv(x, args, r, hops+1)
+		if !r.noScan {
+			c.scanSecrets(x.f, args[1:], r)
+		}
+		if len(r.reasons) == 0 {
+			r.add(Safe, "no effect outside the shell")
+		}
+		c.addPartText(displayArgs(args), r.program, r.verb, r)
+		c.runLater(r)
+	})
+}
+
+// displayArgs renders words as written, one space apart.
+func displayArgs(args []arg) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a.text)
+	}
+	return b.String()
+}
+
+// nestedScript records a string that this command hands to a shell.
+func (k *cmd) nestedScript(a arg, what string) {
+	if !a.known {
+		k.add(Dangerous, what+" only known at run time: "+a.text)
+		return
+	}
+	c, x, src := k.c, k.x, a.val
+	k.r.later = append(k.r.later, func() { c.nested(x, src) })
+}
+
+// wrap judges the command a wrapper runs as if it stood alone.
+func (k *cmd) wrap(args []arg) {
+	k.c.argv(k.x, args, k.r, k.hops+1)
+}
+
+// maxBraceWords bounds the words one brace expansion may turn into before
+// the classifier gives up on knowing them.
+const maxBraceWords = 64
+
+// appendWord decodes w, expanding braces (mkdir -p src/{a,b}) into the
+// words the program will see.
+func appendWord(args []arg, w *syntax.Word, src string) []arg {
+	a := decodeWord(w, src)
+	if !a.brace {
+		return append(args, a)
+	}
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return append(args, a)
+	}
+	n := 0
+	start := len(args)
+	for ew, err := range expand.BracesSeq(nil, cp) {
+		n++
+		if err != nil || n > maxBraceWords {
+			args = args[:start]
+			a.known, a.split, a.lead = false, true, true
+			return append(args, a)
+		}
+		b := decodeWord(ew, src)
+		b.text = a.text
+		b.home = b.home || a.home && strings.HasPrefix(b.val, "~")
+		args = append(args, b)
+	}
+	return args
+}
+
+// plainWord reports whether a word is only literal text and single
+// quotes, so nothing in it can hide a command.
+func plainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
+	}
+	return true
+}

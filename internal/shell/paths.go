@@ -1,0 +1,253 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// place is where a path argument lands, as far as the classifier can tell
+// without touching the disk.
+type place int
+
+const (
+	placeUnknown   place = iota // only known at run time
+	placeWorkspace              // inside the workspace
+	placeTemp                   // inside a temporary directory
+	placeSink                   // /dev/null, the terminal, standard streams
+	placeOutside                // anywhere else on the machine
+	placeDevice                 // a device file
+	placeNetwork                // bash's /dev/tcp and /dev/udp
+)
+
+// virtualRoot stands for the workspace when none was given, or when the
+// given one is too broad to protect anything ("/", a system directory, the
+// home directory itself). Relative paths land inside it; absolute paths
+// never do.
+const virtualRoot = "/\x00workspace"
+
+// systemTop are top-level directories that are never a workspace.
+var systemTop = map[string]bool{
+	"/": true, "/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true,
+	"/lib": true, "/lib32": true, "/lib64": true, "/libx32": true, "/opt": true,
+	"/proc": true, "/root": true, "/run": true, "/sbin": true, "/srv": true, "/sys": true,
+	"/tmp": true, "/usr": true, "/var": true, "/snap": true, "/mnt": true, "/media": true,
+	"/Users": true, "/System": true, "/Library": true, "/Applications": true, "/private": true,
+	"/Volumes": true,
+}
+
+// sinks are paths a redirection can name without writing anything.
+var sinks = map[string]bool{
+	"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true,
+	"/dev/tty": true, "/dev/fd/0": true, "/dev/fd/1": true, "/dev/fd/2": true,
+	"/proc/self/fd/0": true, "/proc/self/fd/1": true, "/proc/self/fd/2": true,
+}
+
+// setupRoots fills in the workspace, home and temporary directories.
+func (c *classifier) setupRoots() {
+	c.home = ""
+	if h := path.Clean(c.opts.Home); path.IsAbs(h) && h != "/" {
+		c.home = h
+	}
+	c.root = virtualRoot
+	if w := path.Clean(c.opts.Workdir); path.IsAbs(w) && !systemTop[w] && w != c.home {
+		c.root = w
+	}
+	c.temps = c.temps[:0]
+	c.temps = append(c.temps, "/tmp", "/var/tmp")
+	if t := path.Clean(c.opts.TempDir); path.IsAbs(t) && !systemTop[t] && t != c.home {
+		c.temps = append(c.temps, t)
+	}
+}
+
+// resolve turns a path argument into a clean absolute path. ok is false
+// when the path depends on something only known at run time.
+func (c *classifier) resolve(f *frame, a arg) (string, bool) {
+	if !a.known || a.val == "" {
+		return "", false
+	}
+	p := a.val
+	switch {
+	case strings.HasPrefix(p, "~"):
+		rest, user := p[1:], ""
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			user, rest = rest[:i], rest[i:]
+		} else {
+			user, rest = rest, ""
+		}
+		if user != "" || c.home == "" {
+			// Another user's home, or ours unknown: somewhere outside.
+			return path.Clean("/\x00home/" + user + rest), true
+		}
+		return path.Clean(c.home + rest), true
+	case path.IsAbs(p):
+		return path.Clean(p), true
+	}
+	if f.cwd == "" {
+		return "", false
+	}
+	return path.Clean(f.cwd + "/" + p), true
+}
+
+// where tells where a path argument lands and gives the path to show.
+func (c *classifier) where(f *frame, a arg) (place, string) {
+	if a.known && sinks[a.val] {
+		return placeSink, a.val
+	}
+	p, ok := c.resolve(f, a)
+	if !ok {
+		return placeUnknown, a.text
+	}
+	shown := c.show(p)
+	switch {
+	case sinks[p]:
+		return placeSink, shown
+	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
+		return placeNetwork, shown
+	case strings.HasPrefix(p, "/dev/"):
+		return placeDevice, shown
+	case within(p, c.root):
+		return placeWorkspace, shown
+	}
+	for _, t := range c.temps {
+		if within(p, t) {
+			return placeTemp, shown
+		}
+	}
+	return placeOutside, shown
+}
+
+// show renders a resolved path for a reason: workspace paths relative,
+// home paths with "~".
+func (c *classifier) show(p string) string {
+	switch {
+	case p == c.root:
+		return "."
+	case strings.HasPrefix(p, c.root+"/"):
+		return p[len(c.root)+1:]
+	case c.home != "" && p == c.home:
+		return "~"
+	case c.home != "" && strings.HasPrefix(p, c.home+"/"):
+		return "~" + p[len(c.home):]
+	case strings.HasPrefix(p, "/\x00home/"):
+		return "~" + p[len("/\x00home/"):]
+	case strings.HasPrefix(p, "/\x00"):
+		return "(outside the workspace)"
+	}
+	return p
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/") || dir == "/"
+}
+
+// wide reports whether deleting or changing p recursively would take out
+// far more than a workspace file: the root, a system directory, the home
+// directory, the workspace itself or one of its ancestors, a temporary
+// directory, or "everything" in one of those.
+func (c *classifier) wide(p string) bool {
+	if b := path.Base(p); strings.Trim(b, "*.?") == "" && strings.ContainsAny(b, "*?") {
+		p = path.Dir(p)
+	}
+	if systemTop[p] || p == c.root || within(c.root, p) || p == "/\x00home" || strings.HasPrefix(p, "/\x00home/") && strings.Count(p, "/") <= 2 {
+		return true
+	}
+	if c.home != "" && (p == c.home || within(c.home, p)) {
+		return true
+	}
+	for _, t := range c.temps {
+		if p == t {
+			return true
+		}
+	}
+	return strings.Count(p, "/") == 1 // any top-level directory
+}
+
+// secretNames are file names that hold credentials wherever they are.
+var secretNames = map[string]bool{
+	".env": true, ".netrc": true, "_netrc": true, ".git-credentials": true, ".pgpass": true,
+	".npmrc": true, ".pypirc": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true,
+	"id_ed25519": true, "id_ecdsa_sk": true, "id_ed25519_sk": true, "credentials": true,
+	"shadow": true, "gshadow": true, "master.key": true, ".htpasswd": true,
+	"authorized_keys": true, "known_hosts": false,
+}
+
+// secretDirs are directories whose files are credentials.
+var secretDirs = []string{"/.ssh/", "/.gnupg/", "/.aws/", "/.azure/", "/.kube/", "/.docker/", "/.config/gh/", "/.config/gcloud/", "/.wisp/"}
+
+// secret reports whether a path names a credential file, the way the file
+// tools' protected paths do: .env files, private keys, cloud and SSH
+// credentials, the shadow password file, wisp's own directory.
+func (c *classifier) secret(p string) bool {
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	if v, ok := secretNames[base]; ok {
+		return v
+	}
+	if strings.HasPrefix(base, ".env.") {
+		switch path.Ext(base) {
+		case ".example", ".sample", ".template", ".dist", ".defaults":
+			return false
+		}
+		return true
+	}
+	switch path.Ext(base) {
+	case ".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".kdbx":
+		return true
+	}
+	if strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub") && !strings.Contains(base, ".") {
+		return true
+	}
+	if strings.HasSuffix(lp, "/environ") && strings.HasPrefix(lp, "/proc/") {
+		return true
+	}
+	for _, d := range secretDirs {
+		if strings.Contains(lp+"/", d) && !strings.HasSuffix(base, ".pub") && base != "known_hosts" {
+			return true
+		}
+	}
+	return false
+}
+
+// startupFiles are files that a shell or git runs or obeys later, so
+// writing one plants commands for the future.
+var startupFiles = map[string]bool{
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
+	".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
+	".inputrc": true, ".gitconfig": true, "authorized_keys": true, ".envrc": true,
+}
+
+// plants reports whether writing p plants commands that run later: shell
+// start-up files, SSH authorised keys, git hooks and git's own config.
+func plants(p string) bool {
+	if startupFiles[path.Base(p)] {
+		return true
+	}
+	return strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/config") ||
+		strings.HasSuffix(p, "/.git/hooks")
+}
+
+// secretMarks are substrings every credential path has one of; checking
+// for them first keeps the full test off ordinary arguments.
+var secretMarks = []string{
+	"env", "netrc", "credential", "pgpass", "npmrc", "pypirc", "id_", "shadow", "master.key",
+	"htpasswd", "authorized_keys", ".pem", ".key", ".p12", ".pfx", "keystore", ".jks", ".kdbx",
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", "/gh", "gcloud", ".wisp",
+}
+
+// maybeSecret is a quick filter before secret.
+func maybeSecret(s string) bool {
+	low := s
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			low = strings.ToLower(s)
+			break
+		}
+	}
+	for _, m := range secretMarks {
+		if strings.Contains(low, m) {
+			return true
+		}
+	}
+	return false
+}

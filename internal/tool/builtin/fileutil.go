@@ -1,0 +1,555 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/workspace"
+)
+
+// Helpers shared by the file tools (read, write, edit, grep, find, ls).
+//
+// Every file tool resolves the model's path with workspace.Guard.Resolve and
+// then does its I/O through an *os.Root opened on the resolved workspace
+// root, using the resolved path relative to it. Resolve gives the clear
+// refusal; os.Root makes the open itself unable to leave the root, so a
+// symlink swapped in between the check and the open cannot redirect it.
+
+// fileArgsError turns a JSON decoding failure into a message that names
+// the argument and what was wrong with it.
+func fileArgsError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return fmt.Sprintf("invalid arguments: expected a JSON object, got %s", te.Value)
+		}
+		return fmt.Sprintf("invalid arguments: %s must be %s, got %s", field, jsonTypeName(te.Type.Kind().String()), te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("invalid arguments: malformed JSON at byte %d: %v", se.Offset, err)
+	}
+	return "invalid arguments: " + err.Error()
+}
+
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "int32", "uint", "uint64":
+		return "an integer"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return kind
+}
+
+// decodeFileArgs decodes tool arguments into v. Unknown fields are allowed;
+// wrong types are not. The returned string is empty on success, else the
+// message for the model.
+func decodeFileArgs(raw json.RawMessage, v any) string {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fileArgsError(err)
+	}
+	return ""
+}
+
+// fileSpace is one call's view of the workspace: the guard, the resolved
+// root, and an *os.Root on it for confined I/O.
+type fileSpace struct {
+	guard workspace.Guard
+	real  string
+	root  *os.Root
+}
+
+func openFileSpace(env *tool.Env) (*fileSpace, error) {
+	if env == nil || env.Workdir == "" {
+		return nil, errors.New("workspace root is not set")
+	}
+	real, err := workspace.RealRoot(env.Workdir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", real, err)
+	}
+	return &fileSpace{guard: workspace.Guard{Root: real}, real: real, root: root}, nil
+}
+
+func (s *fileSpace) Close() error { return s.root.Close() }
+
+// resolve returns p relative to the workspace root, slash-separated ("."
+// for the root itself). A refusal comes back as the model's message.
+func (s *fileSpace) resolve(p string) (rel string, msg string) {
+	abs, err := s.guard.Resolve(p)
+	if err != nil {
+		var pe *workspace.PathError
+		if errors.As(err, &pe) {
+			return "", pe.Error()
+		}
+		return "", err.Error()
+	}
+	r, err := filepath.Rel(s.real, abs)
+	if err != nil {
+		return "", err.Error()
+	}
+	return filepath.ToSlash(r), ""
+}
+
+// protected reports whether a walked entry must be left out.
+func (s *fileSpace) protected(rel string) bool {
+	return s.guard.Protected != nil && s.guard.Protected(filepath.Join(s.real, filepath.FromSlash(rel)))
+}
+
+// statMessage words a failed open or stat of the path the model gave.
+func statMessage(p string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or folder: " + p
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied: " + p
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s: %v", p, pe.Err)
+	}
+	return fmt.Sprintf("%s: %v", p, err)
+}
+
+// openRegular opens a file for reading without blocking on a FIFO that
+// may have taken the place of the file the caller checked.
+func openRegular(root *os.Root, rel string) (*os.File, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = errNotRegular
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// binarySample is how much of a file the binary check looks at, as git
+// and most grep tools do.
+const binarySample = 8 << 10
+
+// binaryReason says why data (the start of a file) looks binary, or ""
+// for text: a NUL byte, or bytes that are not UTF-8. A rune cut off by
+// the end of the sample does not count.
+func binaryReason(data []byte, whole bool) string {
+	if len(data) > binarySample {
+		data, whole = data[:binarySample], false
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return "it contains NUL bytes"
+	}
+	if !utf8.Valid(data) {
+		if !whole {
+			// Drop a rune cut in half at the end of the sample.
+			for i := 1; i < utf8.UTFMax && i <= len(data); i++ {
+				if utf8.RuneStart(data[len(data)-i]) {
+					if utf8.Valid(data[:len(data)-i]) {
+						return ""
+					}
+					break
+				}
+			}
+		}
+		return "it is not valid UTF-8"
+	}
+	return ""
+}
+
+// cutRunes shortens s to at most n runes on a rune boundary.
+func cutRunes(s []byte, n int) ([]byte, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	count := 0
+	for i := range string(s) {
+		if count == n {
+			return s[:i], true
+		}
+		count++
+	}
+	return s, false
+}
+
+// countLines counts lines the way an editor shows them: a final line
+// without a newline still counts.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// writeFileAtomic replaces rel inside root with data: a temporary file in
+// the same folder is written, synced and renamed over the target, so a
+// reader never sees half a file. An existing file keeps its mode; a new
+// one gets 0644 and any missing parent folders. created says whether the
+// file did not exist before.
+func writeFileAtomic(root *os.Root, rel string, data []byte) (created bool, err error) {
+	mode := fs.FileMode(0o644)
+	fi, err := root.Stat(rel)
+	switch {
+	case err == nil && fi.IsDir():
+		return false, fmt.Errorf("%s is a folder", rel)
+	case err == nil:
+		mode = fi.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+		created = true
+	default:
+		return false, err
+	}
+	dir := path.Dir(rel)
+	if created && dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return false, fmt.Errorf("create folder %s: %w", dir, err)
+		}
+	}
+	var suffix [6]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return false, err
+	}
+	tmp := path.Join(dir, "."+path.Base(rel)+".wisp-"+hex.EncodeToString(suffix[:])+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("create temporary file: %w", err)
+	}
+	cleanup := func() { _ = root.Remove(tmp) }
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		cleanup()
+		return false, fmt.Errorf("write: %w", err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		cleanup()
+		return false, fmt.Errorf("chmod: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		cleanup()
+		return false, fmt.Errorf("sync: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return false, fmt.Errorf("close: %w", err)
+	}
+	if err := root.Rename(tmp, rel); err != nil {
+		cleanup()
+		return false, fmt.Errorf("rename into place: %w", err)
+	}
+	// Sync the folder so the rename itself survives a crash.
+	if d, err := root.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return created, nil
+}
+
+// displayPath is how a tool shows a workspace-relative path to the model.
+func displayPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// joinRel joins a workspace-relative folder and a name.
+func joinRel(dir, name string) string {
+	if dir == "" || dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// The walker lists a workspace subtree for grep and find. It skips .git
+// folders, entries ignored by .gitignore files (nested ones included, plus
+// .git/info/exclude), protected paths, and never follows symlinks while
+// descending (as grep -r). Each folder is opened relative to its parent's
+// handle, one name at a time without following symlinks, so a folder
+// swapped for a symlink mid-walk cannot lead it out of the workspace.
+//
+// Work is a LIFO stack of tasks (folders, and files when a file callback
+// is set) shared by the workers; a folder's handle stays open while tasks
+// that need it are pending and closes when the last one is done. LIFO
+// keeps that number near the depth of the tree rather than its width.
+
+// dirHandle is an open folder whose entries are opened relative to it
+// (grep_unix.go, grep_other.go).
+type dirHandle interface {
+	list() ([]fs.DirEntry, error)
+	openDir(name string) (dirHandle, error)
+	// readFile reads a regular file whole into *buf, reusing it.
+	readFile(name string, buf *[]byte, max int64) ([]byte, error)
+	close() error
+}
+
+var (
+	errTooBig     = errors.New("file too big")
+	errNotRegular = errors.New("not a regular file")
+)
+
+// walkDir is a folder being walked.
+type walkDir struct {
+	h    dirHandle
+	rel  string // relative to the workspace root, "" for the root
+	ign  *workspace.Ignore
+	refs atomic.Int32
+}
+
+func (d *walkDir) release() {
+	if d.refs.Add(-1) == 0 {
+		d.h.close()
+	}
+}
+
+// walkEntry is one entry found in a folder.
+type walkEntry struct {
+	dir  *walkDir
+	name string
+	rel  string      // relative to the workspace root
+	typ  fs.FileMode // type bits only
+}
+
+type walkTask struct {
+	parent *walkDir  // holds the entry; nil for the start folder
+	start  dirHandle // the start folder, already open
+	ign    *workspace.Ignore
+	name   string
+	rel    string
+	file   bool
+}
+
+func (t walkTask) drop() {
+	if t.parent != nil {
+		t.parent.release()
+	} else if t.start != nil {
+		t.start.close()
+	}
+}
+
+type walker struct {
+	space   *fileSpace
+	workers int
+	// entry, when set, sees every entry that is not skipped, in name order
+	// within a folder; returning false keeps the walk out of a folder.
+	entry func(e walkEntry) bool
+	// file, when set, is run as a task of its own for each regular file,
+	// so files are spread over the workers. worker is 0..workers-1.
+	file func(e walkEntry, worker int)
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []walkTask
+	busy    int // tasks being run
+	waiting int // workers waiting for a task
+	stopped bool
+	// unreadable counts folders that could not be listed.
+	unreadable atomic.Int64
+}
+
+// halt stops the walk early: no new task starts.
+func (w *walker) halt() {
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
+	w.cond.Broadcast()
+}
+
+// walk lists the folder start (relative to the workspace root, "." for
+// the root) and everything below it, until done, halted or ctx is over.
+func (w *walker) walk(ctx context.Context, start string) error {
+	w.cond = sync.NewCond(&w.mu)
+	if w.workers < 1 {
+		w.workers = 1
+	}
+	start = strings.Trim(path.Clean(start), "/")
+	if start == "." {
+		start = ""
+	}
+	h, err := openWalkRoot(w.space.root, displayPath(start))
+	if err != nil {
+		return err
+	}
+	w.stack = append(w.stack, walkTask{start: h, rel: start, ign: w.ancestorIgnores(start)})
+	if w.workers == 1 {
+		w.work(ctx, 0)
+	} else {
+		var wg sync.WaitGroup
+		for i := range w.workers {
+			wg.Go(func() { w.work(ctx, i) })
+		}
+		wg.Wait()
+	}
+	for _, t := range w.stack {
+		t.drop()
+	}
+	w.stack = nil
+	return nil
+}
+
+// ancestorIgnores loads .git/info/exclude and the .gitignore files of the
+// folders above start (start's own is read when it is listed).
+func (w *walker) ancestorIgnores(start string) *workspace.Ignore {
+	var ign *workspace.Ignore
+	if data, err := w.space.root.ReadFile(".git/info/exclude"); err == nil {
+		ign = ign.Add("", data)
+	}
+	if start == "" {
+		return ign
+	}
+	dir := ""
+	for seg := range strings.SplitSeq(start, "/") {
+		if data, err := w.space.root.ReadFile(joinRel(dir, ".gitignore")); err == nil {
+			ign = ign.Add(dir, data)
+		}
+		dir = joinRel(dir, seg)
+	}
+	return ign
+}
+
+func (w *walker) work(ctx context.Context, id int) {
+	for {
+		w.mu.Lock()
+		for len(w.stack) == 0 && w.busy > 0 && !w.stopped {
+			w.waiting++
+			w.cond.Wait()
+			w.waiting--
+		}
+		if w.stopped || len(w.stack) == 0 {
+			w.mu.Unlock()
+			w.cond.Broadcast()
+			return
+		}
+		t := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.busy++
+		w.mu.Unlock()
+
+		switch {
+		case ctx.Err() != nil:
+			w.halt()
+			t.drop()
+		case t.file:
+			w.file(walkEntry{dir: t.parent, name: t.name, rel: t.rel}, id)
+			t.drop()
+		default:
+			w.listDir(t)
+		}
+
+		w.mu.Lock()
+		w.busy--
+		wake := w.busy == 0 && len(w.stack) == 0 && w.waiting > 0
+		w.mu.Unlock()
+		if wake {
+			w.cond.Broadcast()
+		}
+	}
+}
+
+func (w *walker) listDir(t walkTask) {
+	h := t.start
+	if h == nil {
+		var err error
+		h, err = t.parent.h.openDir(t.name)
+		t.parent.release()
+		if err != nil {
+			w.unreadable.Add(1)
+			return
+		}
+	}
+	d := &walkDir{h: h, rel: t.rel, ign: t.ign}
+	d.refs.Store(1)
+	defer d.release()
+
+	entries, err := h.list()
+	if err != nil && len(entries) == 0 {
+		w.unreadable.Add(1)
+		return
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, e := range entries {
+		if e.Name() == ".gitignore" && e.Type().IsRegular() {
+			var buf []byte
+			if data, err := h.readFile(".gitignore", &buf, 1<<20); err == nil {
+				d.ign = d.ign.Add(t.rel, data)
+			}
+			break
+		}
+	}
+	var tasks []walkTask
+	for _, e := range entries {
+		name, typ := e.Name(), e.Type()
+		if name == ".git" {
+			continue
+		}
+		rel := joinRel(t.rel, name)
+		isDir := typ.IsDir()
+		if d.ign.Match(rel, isDir) || w.space.protected(rel) {
+			continue
+		}
+		descend := true
+		if w.entry != nil {
+			descend = w.entry(walkEntry{dir: d, name: name, rel: rel, typ: typ})
+		}
+		switch {
+		case isDir && descend:
+			d.refs.Add(1)
+			tasks = append(tasks, walkTask{parent: d, ign: d.ign, name: name, rel: rel})
+		case typ.IsRegular() && w.file != nil:
+			d.refs.Add(1)
+			tasks = append(tasks, walkTask{parent: d, name: name, rel: rel, file: true})
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	slices.Reverse(tasks) // the stack pops them in name order
+	w.mu.Lock()
+	w.stack = append(w.stack, tasks...)
+	wake := w.waiting > 0
+	w.mu.Unlock()
+	if wake {
+		w.cond.Broadcast()
+	}
+}

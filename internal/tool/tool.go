@@ -1,0 +1,132 @@
+// Package tool defines what a tool is: a spec the model sees, a class the
+// gate judges it by, and a Run method. Approval, sandboxing, limits and
+// audit are the gate's job and never happen inside a tool.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"sort"
+)
+
+// Class is the approval class of a tool, as in tools-and-safety.md.
+type Class string
+
+const (
+	Read     Class = "read"     // runs directly
+	Mutating Class = "mutating" // changes files: approval required
+	Command  Class = "command"  // runs a process: approval required
+)
+
+// Spec describes a tool to the model and to the gate.
+type Spec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"input_schema"`
+	Class       Class           `json:"class"`
+}
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// Errorf builds an error result for the model.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: "error: " + fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Env is what the harness hands every tool call.
+type Env struct {
+	// Workdir is the workspace root; file tools stay inside it.
+	Workdir string
+	// TempDir is where tools may spill large output.
+	TempDir string
+	// Shell builds the process for a shell line. The gate supplies it so
+	// that the sandbox wraps every command; tools never build one
+	// themselves. The caller owns starting, killing and waiting.
+	Shell func(line, dir string) *exec.Cmd
+	// Interactive is true when a person watches the terminal (notify).
+	Interactive bool
+}
+
+// Tool is one callable tool.
+type Tool interface {
+	Spec() Spec
+	// Run executes the call. A returned error is a harness failure; a
+	// problem the model should see is a Result with IsError set.
+	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// CommandLiner is implemented by command-class tools so the gate can judge
+// the exact shell line a call will run before it runs.
+type CommandLiner interface {
+	CommandLine(args json.RawMessage) (line string, err error)
+}
+
+// Registry holds the tools of a session by name.
+type Registry struct {
+	tools map[string]Tool
+	order []string
+}
+
+// NewRegistry builds a registry of the given tools; later names replace earlier.
+func NewRegistry(tools ...Tool) *Registry {
+	r := &Registry{tools: map[string]Tool{}}
+	for _, t := range tools {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers a tool.
+func (r *Registry) Add(t Tool) {
+	name := t.Spec().Name
+	if _, ok := r.tools[name]; !ok {
+		r.order = append(r.order, name)
+	}
+	r.tools[name] = t
+}
+
+// Get finds a tool by name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names lists the registered tools in registration order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Specs lists the tools' specs in registration order.
+func (r *Registry) Specs() []Spec {
+	out := make([]Spec, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.tools[n].Spec())
+	}
+	return out
+}
+
+// Subset returns a registry holding only the named tools that exist.
+func (r *Registry) Subset(names []string) *Registry {
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	s := NewRegistry()
+	for _, n := range r.order {
+		if keep[n] {
+			s.Add(r.tools[n])
+		}
+	}
+	return s
+}
+
+// SortedNames lists the names alphabetically.
+func (r *Registry) SortedNames() []string {
+	n := r.Names()
+	sort.Strings(n)
+	return n
+}
