@@ -39,6 +39,7 @@ func TestScripts(t *testing.T) {
 			"fake":     cmdFake,
 			"fakereq":  cmdFakeReq,
 			"waitfile": cmdWaitFile,
+			"maxsize":  cmdMaxSize,
 		},
 	})
 }
@@ -110,3 +111,18 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 
 // fakeSlot holds the fake server a script started last.
 type fakeSlot struct{ srv *fake.Server }
+
+// cmdMaxSize fails when a file is larger than N bytes: maxsize FILE N.
+func cmdMaxSize(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: maxsize FILE N")
+	}
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ts.Logf("%s is %d bytes", args[0], fi.Size())
+	if (fi.Size() > int64(n)) != neg {
+		ts.Fatalf("%s is %d bytes, limit %d", args[0], fi.Size(), n)
+	}
+}

@@ -100,7 +100,7 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 		}, provider.Callbacks{
 			Text: func(d string) { a.emit(event.Event{Type: event.MessageDelta, Delta: d}) },
 			Retry: func(attempt int, delay time.Duration, cause error) {
-				a.emit(event.Event{Type: event.Retry, Attempt: attempt, DelayMS: delay.Milliseconds(), Error: cause.Error()})
+				a.emit(event.Event{Type: event.Retry, Attempt: attempt - 1, DelayMS: delay.Milliseconds(), Error: cause.Error()})
 			},
 		})
 		if err != nil {

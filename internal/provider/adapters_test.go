@@ -434,3 +434,25 @@ func TestConnectionRefusedIsRetried(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkStream measures one streamed call through an adapter and the
+// fake over loopback HTTP (the fake answers every request once its script
+// is exhausted).
+func BenchmarkStream(b *testing.B) {
+	for _, w := range wires() {
+		b.Run(w.name, func(b *testing.B) {
+			srv, err := fake.Start(fake.Script{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Close()
+			p := w.new(srv.URL())
+			req := baseRequest()
+			for b.Loop() {
+				if _, err := p.Stream(context.Background(), req, provider.Callbacks{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

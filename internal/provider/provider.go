@@ -31,7 +31,7 @@ type Response struct {
 type Callbacks struct {
 	// Text receives each text delta as it arrives.
 	Text func(delta string)
-	// Retry is told before each retry: which attempt comes next, how long
+	// Retry is told before each retry: which attempt comes next (2 for the first retry), how long
 	// the wait is and what failed.
 	Retry func(attempt int, delay time.Duration, cause error)
 }

@@ -1,7 +1,9 @@
 package shell
 
 import (
+	"fmt"
 	"testing"
+	"time"
 )
 
 func FuzzClassify(f *testing.F) {
@@ -12,6 +14,15 @@ func FuzzClassify(f *testing.F) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(3 * time.Second):
+				panic(fmt.Sprintf("slow: %q", line))
+			}
+		}()
+		defer close(done)
 		v := ClassifyWith(line, testOpts)
 		if _, err := parse(line); err != nil && v.Level != Dangerous {
 			t.Fatalf("unparsable line %q is %s", line, v.Level)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sort"
+	"time"
 )
 
 // Class is the approval class of a tool, as in tools-and-safety.md.
@@ -32,6 +33,20 @@ type Spec struct {
 type Result struct {
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Command describes the process a command tool ran, for the gate's
+	// audit and sandbox report; nil for other tools.
+	Command *CommandOutcome `json:"-"`
+}
+
+// CommandOutcome is how a command ended.
+type CommandOutcome struct {
+	ExitCode  int
+	Signal    string
+	TimedOut  bool
+	Truncated bool
+	Duration  time.Duration
+	// StderrTail is the end of stderr, where a sandbox refusal shows.
+	StderrTail string
 }
 
 // Errorf builds an error result for the model.
@@ -49,6 +64,14 @@ type Env struct {
 	// that the sandbox wraps every command; tools never build one
 	// themselves. The caller owns starting, killing and waiting.
 	Shell func(line, dir string) *exec.Cmd
+	// Protected tells whether an absolute path is a protected secret that
+	// no file tool may read or write (nil: none).
+	Protected func(abs string) bool
+	// CommandTimeout is a command's default timeout (0: 60 s).
+	CommandTimeout time.Duration
+	// OutputBytes and OutputLines bound each stream of a command's output;
+	// the tail is kept (0: 50 KB and 2,000 lines).
+	OutputBytes, OutputLines int
 	// Interactive is true when a person watches the terminal (notify).
 	Interactive bool
 }

@@ -96,7 +96,10 @@ func (g Guard) Resolve(path string) (string, error) {
 	if !Within(root, real) {
 		return "", &PathError{Path: path, Err: ErrOutside}
 	}
-	if g.Protected != nil && g.Protected(real) {
+	// Both the path as written and where it leads are checked, so neither
+	// a protected name behind a symlink nor a symlink named like a
+	// harmless file gets through.
+	if g.Protected != nil && (g.Protected(abs) || g.Protected(real)) {
 		return "", &PathError{Path: path, Err: ErrProtected}
 	}
 	return real, nil

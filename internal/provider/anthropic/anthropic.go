@@ -301,6 +301,10 @@ func (a *accumulator) response() (provider.Response, error) {
 				input = "{}"
 			}
 			if !b.closed || !json.Valid([]byte(input)) {
+				if a.stopReason == "max_tokens" {
+					// Asking again would stop at the same limit.
+					return provider.Response{}, fmt.Errorf("tool call %s (%s): input cut off by the max_tokens limit", b.name, b.id)
+				}
 				return provider.Response{}, fmt.Errorf("tool call %s (%s): input is not complete JSON: %w", b.name, b.id, provider.ErrStreamCut)
 			}
 			msg.Content = append(msg.Content, chat.Block{Type: chat.ToolUse, ID: b.id, Name: b.name, Input: json.RawMessage(input)})

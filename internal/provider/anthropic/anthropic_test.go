@@ -73,6 +73,18 @@ func TestIncompleteStreams(t *testing.T) {
 	}
 }
 
+func TestToolInputCutByMaxTokensIsNotRetried(t *testing.T) {
+	limit := strings.Replace(msgDelta, "tool_use", "max_tokens", 1)
+	p := New(Options{BaseURL: sse(t, start, toolOpen, toolPart, toolStop, limit, msgStop)})
+	_, err := p.Stream(context.Background(), provider.Request{Model: "x"}, provider.Callbacks{})
+	if err == nil || !strings.Contains(err.Error(), "max_tokens limit") {
+		t.Fatalf("err = %v", err)
+	}
+	if ok, _ := provider.Retryable(err); ok {
+		t.Errorf("%v is retryable", err)
+	}
+}
+
 func TestEmptyToolInputIsAnObject(t *testing.T) {
 	p := New(Options{BaseURL: sse(t, start, toolOpen, toolStop, msgDelta, msgStop)})
 	resp, err := p.Stream(context.Background(), provider.Request{Model: "x"}, provider.Callbacks{})

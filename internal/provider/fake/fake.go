@@ -90,6 +90,8 @@ type Recorded struct {
 	Path   string
 	Body   []byte
 	Header http.Header
+	// Time is when the request arrived (for start-up benchmarks).
+	Time time.Time
 }
 
 // Exhausted is the text of every answer after the script's last turn.
@@ -103,7 +105,7 @@ const created = 1700000000
 func Demo() Script {
 	return Script{Turns: []Turn{
 		{
-			Text:      "I'll list the files in the current directory.",
+			Text:      "I will list the files in the current directory.",
 			ToolCalls: []ToolCall{{Name: "ls", Input: json.RawMessage(`{"path":"."}`)}},
 		},
 		{Text: "The current directory has {{last_tool_result_lines}} entries. That is all this demo does: the fake provider answered offline."},
@@ -215,7 +217,7 @@ type reply struct {
 func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<20))
 	s.mu.Lock()
-	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body, Header: r.Header.Clone()})
+	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Time: time.Now()})
 	s.mu.Unlock()
 	var req struct {
 		Model         string `json:"model"`

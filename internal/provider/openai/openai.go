@@ -74,7 +74,7 @@ func New(o Options) provider.Provider {
 	}
 	return &client{
 		completions: sdk.NewChatCompletionService(opts...),
-		compatible:  o.BaseURL != "" && o.BaseURL != DefaultBaseURL,
+		compatible:  strings.TrimRight(base, "/") != strings.TrimRight(DefaultBaseURL, "/"),
 	}
 }
 
@@ -265,6 +265,10 @@ func (a *accumulator) response() (provider.Response, error) {
 			args = "{}"
 		}
 		if c.name == "" || !json.Valid([]byte(args)) {
+			if a.finish == "length" {
+				// Asking again would stop at the same limit.
+				return provider.Response{}, fmt.Errorf("tool call %q (%s): arguments cut off by the token limit", c.name, c.id)
+			}
 			return provider.Response{}, fmt.Errorf("tool call %q (%s): name or arguments incomplete: %w", c.name, c.id, provider.ErrStreamCut)
 		}
 		id := c.id

@@ -124,6 +124,17 @@ func TestIncompleteStreams(t *testing.T) {
 	}
 }
 
+func TestArgumentsCutByTokenLimitAreNotRetried(t *testing.T) {
+	p := New(Options{BaseURL: sse(t, chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"pa"}}]}`, "length"), "[DONE]")})
+	_, err := p.Stream(context.Background(), provider.Request{Model: "m"}, provider.Callbacks{})
+	if err == nil || !strings.Contains(err.Error(), "token limit") {
+		t.Fatalf("err = %v", err)
+	}
+	if ok, _ := provider.Retryable(err); ok {
+		t.Errorf("%v is retryable", err)
+	}
+}
+
 func TestErrorBodiesOfCompatibleServers(t *testing.T) {
 	cases := []struct {
 		name, body, want string

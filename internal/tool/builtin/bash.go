@@ -134,7 +134,10 @@ func (b *BashTool) Close() {
 }
 
 func (b *BashTool) run(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
-	o, err := proc.Run(ctx, bashCommand(env, c.command), proc.Options{Timeout: c.timeout, Dir: env.TempDir})
+	if !c.timeoutGiven && env.CommandTimeout > 0 {
+		c.timeout = env.CommandTimeout
+	}
+	o, err := proc.Run(ctx, bashCommand(env, c.command), proc.Options{Timeout: c.timeout, Dir: env.TempDir, Bound: bashBound(env)})
 	if err != nil {
 		return tool.Errorf("could not run the command: %v", err)
 	}
@@ -147,7 +150,26 @@ func (b *BashTool) run(ctx context.Context, env *tool.Env, c bashCall) tool.Resu
 		w.WriteString("canceled: the process group was ended\n")
 	}
 	writeBashStreams(&w, o, "(no output)")
-	return tool.Result{Content: w.String(), IsError: o.State != proc.Exited}
+	return tool.Result{Content: w.String(), IsError: o.State != proc.Exited, Command: commandOutcome(o)}
+}
+
+// bashBound is the gate's output bound for this session.
+func bashBound(env *tool.Env) proc.Bound {
+	return proc.Bound{Bytes: env.OutputBytes, Lines: env.OutputLines}
+}
+
+// commandOutcome tells the gate how a command ended, for its audit and
+// its sandbox report.
+func commandOutcome(o proc.Outcome) *tool.CommandOutcome {
+	tail := o.Stderr.Text
+	if len(tail) > 4096 {
+		tail = tail[len(tail)-4096:]
+	}
+	return &tool.CommandOutcome{
+		ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut(),
+		Truncated: o.Stdout.Truncated || o.Stderr.Truncated,
+		Duration:  o.Duration, StderrTail: tail,
+	}
 }
 
 func (b *BashTool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
@@ -162,7 +184,7 @@ func (b *BashTool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Re
 		return tool.Errorf("%d processes are running (%s); cancel one first", len(ids), strings.Join(ids, ", "))
 	}
 	// Started under the lock so that Close never misses a process.
-	p, err := proc.Start(bashCommand(env, c.command), proc.Options{Timeout: c.lifetime, Dir: env.TempDir})
+	p, err := proc.Start(bashCommand(env, c.command), proc.Options{Timeout: c.lifetime, Dir: env.TempDir, Bound: bashBound(env)})
 	if err != nil {
 		b.mu.Unlock()
 		return tool.Errorf("could not start the command: %v", err)
@@ -347,13 +369,16 @@ func bashSeconds(d time.Duration) string {
 
 // bashCall is a checked call.
 type bashCall struct {
-	op       string
-	command  string
-	timeout  time.Duration
-	lifetime time.Duration
-	yield    time.Duration
-	wait     time.Duration
-	id       string
+	op      string
+	command string
+	timeout time.Duration
+	// timeoutGiven is false when the model left timeout out, so that the
+	// configured commandTimeoutSeconds applies.
+	timeoutGiven bool
+	lifetime     time.Duration
+	yield        time.Duration
+	wait         time.Duration
+	id           string
 }
 
 // bashArgs is the wire form; pointers tell absent (or null) from zero.
@@ -420,6 +445,7 @@ func parseBashCall(raw json.RawMessage) (bashCall, error) {
 		c.command = *a.Command
 		if c.op == "run" {
 			c.timeout, err = bashDuration("timeout", a.Timeout, bashDefaultTimeout, bashMaxTimeout, false)
+			c.timeoutGiven = a.Timeout != nil
 		} else {
 			c.lifetime, err = bashDuration("lifetime_seconds", a.LifetimeSeconds, bashDefaultLifetime, bashMaxLifetime, false)
 			if err == nil {

@@ -98,7 +98,7 @@ func openFileSpace(env *tool.Env) (*fileSpace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", real, err)
 	}
-	return &fileSpace{guard: workspace.Guard{Root: real}, real: real, root: root}, nil
+	return &fileSpace{guard: workspace.Guard{Root: real, Protected: env.Protected}, real: real, root: root}, nil
 }
 
 func (s *fileSpace) Close() error { return s.root.Close() }
