@@ -12,13 +12,19 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/cli"
 	"github.com/wisp-agent/wisp/internal/provider/fake"
+	"github.com/wisp-agent/wisp/internal/sandbox"
 )
 
 // TestMain lets the scripts run the real wisp binary: testscript re-executes
 // this test binary as `wisp`.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"wisp": func() { os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Environ())) },
+		"wisp": func() {
+			if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+				os.Exit(sandbox.Main(os.Args[2:]))
+			}
+			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Environ()))
+		},
 	})
 }
 
@@ -29,11 +35,17 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, "home")
+			// HOME lies beside the workspace, not in it: the sandbox keeps
+			// any folder that holds wisp's home read-only.
+			home, err := os.MkdirTemp("", "wisp-home-")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(home) })
 			env.Setenv("HOME", home)
 			env.Setenv("WISP_HOME", filepath.Join(home, ".wisp"))
 			env.Values["fake"] = &fakeSlot{}
-			return os.MkdirAll(home, 0o700)
+			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fake":     cmdFake,

@@ -81,11 +81,27 @@ Usage:
   wisp [flags] [PROMPT]          interactive conversation (on a terminal)
   wisp -p [flags] PROMPT         print mode: answer once, final text on stdout
   wisp sessions                  list saved sessions
+  wisp classify [--json] -- CMD  show how the gate judges a shell line
+  wisp logs [--session ID] [--kind K]... [--tool NAME] [--last N] [--json] [--follow]
+                                 read the audit log
+  wisp approvals list|revoke ID|clear
+                                 remembered approvals
 
 Flags:
 `
 
 func run(ctx context.Context, args []string, sys IO) error {
+	// Subcommands with flags of their own come before wisp's flag parsing.
+	if len(args) > 0 {
+		switch args[0] {
+		case "classify":
+			return cmdClassify(args[1:], sys)
+		case "logs":
+			return cmdLogs(ctx, args[1:], sys)
+		case "approvals":
+			return cmdApprovals(args[1:], sys)
+		}
+	}
 	o, err := parseFlags(args)
 	if err != nil {
 		return err
@@ -102,6 +118,7 @@ func run(ctx context.Context, args []string, sys IO) error {
 		switch o.Args[0] {
 		case "sessions":
 			return cmdSessions(o, sys)
+
 		case "version":
 			fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)
 			return nil

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/event"
-	"github.com/wisp-agent/wisp/internal/gate"
 )
 
 // interactive is the line-mode conversation: streamed text, one line per
@@ -32,27 +31,7 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 	signal.Notify(sigs, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
-	rt.approver = gate.ApproverFunc(func(ctx context.Context, r gate.Request) (bool, error) {
-		fmt.Fprintf(out, "\n? allow %s: %s [y/n] ", r.Tool, r.Subject)
-		for {
-			select {
-			case <-ctx.Done():
-				fmt.Fprintln(out)
-				return false, ctx.Err()
-			case l, ok := <-lines:
-				if !ok {
-					return false, fmt.Errorf("stdin closed")
-				}
-				switch strings.ToLower(strings.TrimSpace(l)) {
-				case "y", "yes":
-					return true, nil
-				case "n", "no", "":
-					return false, nil
-				}
-				fmt.Fprint(out, "  answer y or n: ")
-			}
-		}
-	})
+	rt.approver = terminalApprover(lines, out)
 	midLine := false
 	rt.frontend = func(e event.Event) {
 		switch e.Type {

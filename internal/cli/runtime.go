@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
+	"github.com/wisp-agent/wisp/internal/approval"
+	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/chat"
-	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/prompt"
@@ -24,15 +24,18 @@ import (
 type runtime struct {
 	opts     Options
 	sys      IO
-	paths    config.Paths
+	cfg      *loaded
 	choice   providerChoice
 	agent    *agent.Agent
+	gate     *gate.Gate
+	parts    *gateParts
 	tools    *tool.Registry
 	bash     *builtin.BashTool
 	session  *session.Writer
 	frontend event.Sink
 	approver gate.Approver
 	closers  []func()
+	endNote  string
 }
 
 // toolAliases maps the names custom-tools.md uses to the built-ins.
@@ -40,47 +43,53 @@ var toolAliases = map[string]string{"run_command": "bash", "read_file": "read", 
 
 // allBuiltins builds one session's built-in tools, in the order the model
 // sees them.
-func allBuiltins(bash *builtin.BashTool, stderr io.Writer) []tool.Tool {
+func allBuiltins(bash *builtin.BashTool, stderr io.Writer, insp builtin.InspectSource) []tool.Tool {
 	return []tool.Tool{
 		builtin.Read(), builtin.Grep(), builtin.Find(), builtin.Ls(),
 		builtin.Write(), builtin.Edit(), bash,
-		builtin.CurrentDate(), builtin.SystemInfo(), builtin.Notify(stderr),
+		builtin.CurrentDate(), builtin.SystemInfo(), builtin.Inspect(insp), builtin.Notify(stderr),
 	}
 }
 
 func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runtime, error) {
-	paths, err := config.ResolvePaths(sys.Getenv)
+	cfg, err := loadConfig(sys.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	settings, warns, err := config.LoadSettings(paths)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warns {
+	for _, w := range cfg.warns {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	choice, err := chooseProvider(o, settings, sys.Getenv, paths.Pretty(paths.SettingsFile()))
+	choice, err := chooseProvider(o, cfg.settings, sys.Getenv, cfg.paths.Pretty(cfg.paths.SettingsFile()))
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{opts: o, sys: sys, paths: paths, choice: choice}
+	rt := &runtime{opts: o, sys: sys, cfg: cfg, choice: choice}
 
 	rt.bash = builtin.Bash()
 	rt.closers = append(rt.closers, rt.bash.Close)
-	all := tool.NewRegistry(allBuiltins(rt.bash, sys.Stderr)...)
+	all := tool.NewRegistry(allBuiltins(rt.bash, sys.Stderr, rt)...)
 	exposed, err := exposedTools(o, all, interactive)
 	if err != nil {
+		rt.Close()
 		return nil, err
 	}
 	rt.tools = exposed
 
 	// The session is opened before the provider so that a bad --resume is
 	// a usage error, reported before anything starts.
-	history, err := rt.openSession(o, settings, sys)
+	history, err := rt.openSession(o, sys)
 	if err != nil {
+		rt.Close()
 		return nil, err
 	}
+
+	tmp := tempDir(sys.Getenv)
+	rt.parts, err = buildGate(cfg, sys, tmp)
+	if err != nil {
+		rt.Close()
+		return nil, err
+	}
+	rt.closers = append(rt.closers, func() { _ = rt.parts.log.Close() })
 
 	prov, closeProv, err := openProvider(choice, sys.Getenv)
 	if err != nil {
@@ -91,7 +100,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 
 	switch {
 	case interactive:
-		rt.approver = nil // set by the interactive frontend
+		// The interactive frontend installs its own approver.
 	case o.Yes:
 		rt.approver = gate.Allow{}
 	default:
@@ -99,6 +108,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 	}
 
 	sink := func(e event.Event) {
+		rt.observe(e)
 		if rt.session != nil {
 			rt.record(e)
 		}
@@ -106,34 +116,66 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 			rt.frontend(e)
 		}
 	}
-	g := gate.New(gate.Options{
-		Approver: gate.ApproverFunc(func(ctx context.Context, r gate.Request) (bool, error) {
-			if rt.approver == nil {
-				return false, errors.New("no approver")
-			}
-			return rt.approver.Approve(ctx, r)
-		}),
-		Sink: sink,
+	gopts := rt.parts.opts
+	gopts.Approver = gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+		if rt.approver == nil {
+			return gate.Answer{Reason: "no approver"}, nil
+		}
+		return rt.approver.Approve(ctx, r)
 	})
-	tmp := sys.Getenv("TMPDIR")
-	if tmp == "" {
-		tmp = os.TempDir()
+	gopts.Sink = sink
+	gopts.Session = rt.sessionID()
+	rt.gate = gate.New(gopts)
+
+	mode := "print"
+	if interactive {
+		mode = "interactive"
+	} else if o.Mode == "json" {
+		mode = "json"
 	}
+	rt.gate.Audit(0, "", audit.SessionStart{Cwd: sys.Workdir, Provider: choice.Name, Model: choice.Model, Mode: mode, Sandbox: rt.parts.sandboxNote})
+
 	rt.agent = agent.New(agent.Options{
 		Provider:  prov,
 		Model:     choice.Model,
-		MaxTokens: settings.MaxTokens,
+		MaxTokens: cfg.settings.MaxTokens,
 		System: prompt.Build(prompt.Options{
 			Workdir: sys.Workdir, Now: time.Now(), Tools: rt.tools.Names(),
 		}),
 		Tools:             rt.tools,
-		Gate:              g,
+		Gate:              rt.gate,
 		Env:               tool.Env{Workdir: sys.Workdir, TempDir: tmp, Interactive: interactive && sys.StderrTTY},
 		MaxToolIterations: o.MaxToolIters,
 		Sink:              sink,
 		Session:           rt.sessionID(),
 	}, history)
 	return rt, nil
+}
+
+// observe writes the audit lines that belong to the run rather than to a
+// tool call, and ends "once" approvals with the prompt they were given for.
+func (rt *runtime) observe(e event.Event) {
+	switch e.Type {
+	case event.AgentStart:
+		if e.Message != nil {
+			text := e.Message.TextOf()
+			rt.gate.Audit(e.Turn, "", audit.Prompt{Text: text, Bytes: len(text)})
+		}
+	case event.MessageEnd:
+		if e.Message != nil && e.Message.Role == chat.Assistant {
+			d := audit.Response{Model: rt.choice.Model, StopReason: e.StopReason, ToolCalls: len(e.Message.ToolUses())}
+			if u := e.Usage; u != nil {
+				d.InputTokens, d.OutputTokens, d.CacheReadTokens, d.CacheWriteTokens = u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens
+			}
+			rt.gate.Audit(e.Turn, "", d)
+		}
+	case event.Error:
+		rt.gate.Audit(e.Turn, "", audit.ErrorReport{Message: e.Error, Where: "agent"})
+	case event.AgentEnd:
+		if rt.parts.store != nil {
+			rt.parts.store.EndTurn()
+		}
+	}
 }
 
 // exposedTools decides which tools the model sees. Interactive runs get
@@ -171,10 +213,15 @@ func (rt *runtime) sessionID() string {
 	return rt.session.ID()
 }
 
+// sessionDir is where this run's transcripts live.
+func sessionDir(o Options, cfg *loaded, getenv func(string) string) string {
+	return first(o.SessionDir, getenv("WISP_SESSION_DIR"), expandHome(cfg.settings.SessionDir, cfg.paths.UserHome), cfg.paths.SessionDir())
+}
+
 // openSession starts or resumes the transcript and returns the
 // conversation to continue.
-func (rt *runtime) openSession(o Options, s config.Settings, sys IO) ([]chat.Message, error) {
-	dir := first(o.SessionDir, sys.Getenv("WISP_SESSION_DIR"), s.SessionDir, rt.paths.SessionDir())
+func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
+	dir := sessionDir(o, rt.cfg, sys.Getenv)
 	if o.NoSession {
 		if o.Continue || o.Resume != "" {
 			return nil, usagef("--no-session cannot be combined with --continue or --resume")
@@ -233,12 +280,37 @@ func (rt *runtime) record(e event.Event) {
 }
 
 // Close stops managed processes, the provider and the session, last
-// started first.
+// started first, and writes the session's last audit line.
 func (rt *runtime) Close() {
+	if rt.gate != nil {
+		u := chat.Usage{}
+		if rt.agent != nil {
+			u = rt.agent.Usage()
+		}
+		reason := rt.endNote
+		if reason == "" {
+			reason = "done"
+		}
+		rt.gate.Audit(0, "", audit.SessionEnd{Reason: reason, Usage: audit.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens}})
+	}
 	for i := len(rt.closers) - 1; i >= 0; i-- {
 		rt.closers[i]()
 	}
 	if rt.session != nil {
 		_ = rt.session.Close()
 	}
+}
+
+// terminalApprover asks the person at the terminal, one simple command at
+// a time, with the remembered-answer scopes.
+func terminalApprover(lines <-chan string, out io.Writer) gate.Approver {
+	return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+		ans, err := approval.Prompt(ctx, lines, out, approval.Request{
+			Tool: r.Tool, Line: r.Subject, Part: r.Part, Level: r.Level, Reasons: r.Reasons, Pattern: r.Pattern,
+		})
+		if err != nil {
+			return gate.Answer{Reason: err.Error()}, nil
+		}
+		return gate.Answer{Allow: ans.Allow, Scope: ans.Scope, Reason: ans.Reason}, nil
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -26,6 +25,10 @@ type Settings struct {
 	OpenAIAPIKey    string `json:"openai_api_key"`
 	SessionDir      string `json:"session_dir"`
 	MaxTokens       int    `json:"max_tokens"`
+	// ProtectedPaths add to the built-in protected paths (user file only).
+	ProtectedPaths []string `json:"protected_paths"`
+	// MCPServers is read by the MCP client.
+	MCPServers json.RawMessage `json:"mcp_servers"`
 }
 
 // Paths says where wisp keeps its files.
@@ -90,8 +93,8 @@ func LoadSettings(p Paths) (Settings, []string, error) {
 	return s, warn, err
 }
 
-// loadFile decodes a JSON object into dst key by key, so an error can name
-// the key, and unknown keys are reported instead of silently dropped.
+// loadFile reads a user file into dst. A missing or empty file is no
+// error; unknown keys come back as warnings naming the file.
 func loadFile(p Paths, path string, dst any) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -104,30 +107,16 @@ func loadFile(p Paths, path string, dst any) ([]string, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, &MalformedError{File: shown, What: describeJSONError(data, err)}
+	if !json.Valid(data) {
+		var v any
+		return nil, &MalformedError{File: shown, What: describeJSONError(data, json.Unmarshal(data, &v))}
 	}
-	known := fieldsOf(dst)
-	var warns []string
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
+	warns, err := decodeObject(data, dst, "")
+	for i, w := range warns {
+		warns[i] = shown + ": " + w
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !known[k] {
-			warns = append(warns, fmt.Sprintf("%s: unknown key %q ignored", shown, k))
-			continue
-		}
-		one, _ := json.Marshal(map[string]json.RawMessage{k: raw[k]})
-		if err := json.Unmarshal(one, dst); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return warns, &MalformedError{File: shown, What: fmt.Sprintf("%s: expected %s, got %s", k, te.Type, te.Value)}
-			}
-			return warns, &MalformedError{File: shown, What: fmt.Sprintf("%s: %v", k, err)}
-		}
+	if err != nil {
+		return warns, &MalformedError{File: shown, What: err.Error()}
 	}
 	return warns, nil
 }

@@ -1,8 +1,9 @@
-// Package gate is the one supervised path every tool call takes. It
-// decides whether a call runs, asks, or is refused, supplies the process
-// builder that command tools must use, and reports what it decided as
-// events. Approvers are interfaces handed in: the gate never imports a
-// frontend.
+// Package gate is the one supervised path every tool call takes: policy
+// deny/allow patterns, the risk classifier, approval (remembered answers,
+// then a person), the OS sandbox, the timeout and output bound, and the
+// audit record. A tool never decides any of that itself. Approvers are
+// interfaces handed in: the gate never imports a frontend. A check that
+// cannot decide asks; it never allows.
 package gate
 
 import (
@@ -11,60 +12,110 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/wisp-agent/wisp/internal/approval"
+	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/policy"
+	"github.com/wisp-agent/wisp/internal/sandbox"
+	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
-// Request is what an approver is asked.
+// Request is what an approver is asked: one simple command of a line (or
+// one file change), shown with the whole line.
 type Request struct {
 	CallID string
 	Tool   string
 	Class  tool.Class
-	// Subject is what will happen, shown to the person: the shell line for
-	// a command, the tool and its arguments otherwise.
+	// Subject is the whole shell line, or the tool and its arguments.
 	Subject string
+	// Part is the simple command asked about (empty for file tools).
+	Part    string
+	Level   shell.Level
+	Reasons []string
+	// Pattern is what a remembered answer will cover (`git push`).
+	Pattern string
 }
 
-// Approver answers approval requests. An error or a cancelled context is
-// a denial.
+// Answer is a person's decision.
+type Answer struct {
+	Allow  bool
+	Scope  approval.Scope
+	Reason string
+	// By says who answered, for the audit: user, flag (--yes) or mode
+	// (print mode without --yes); empty means user.
+	By string
+}
+
+// Approver answers approval requests. A cancelled context is a denial.
 type Approver interface {
-	Approve(ctx context.Context, req Request) (bool, error)
+	Approve(ctx context.Context, req Request) (Answer, error)
 }
 
 // ApproverFunc adapts a function to Approver.
-type ApproverFunc func(ctx context.Context, req Request) (bool, error)
+type ApproverFunc func(ctx context.Context, req Request) (Answer, error)
 
 // Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, req Request) (bool, error) { return f(ctx, req) }
+func (f ApproverFunc) Approve(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
 
 // Deny refuses every request, with the reason the model is told.
 type Deny struct{ Reason string }
 
 // Approve refuses.
-func (d Deny) Approve(context.Context, Request) (bool, error) { return false, errors.New(d.Reason) }
+func (d Deny) Approve(context.Context, Request) (Answer, error) {
+	return Answer{Allow: false, Reason: d.Reason, By: "mode"}, nil
+}
 
-// Allow approves every request (print mode with --yes).
+// Allow approves every request once (print mode with --yes). It never
+// beats a policy denial: policy is checked before anyone is asked.
 type Allow struct{}
 
-// Approve approves.
-func (Allow) Approve(context.Context, Request) (bool, error) { return true, nil }
+// Approve approves for this call.
+func (Allow) Approve(context.Context, Request) (Answer, error) {
+	return Answer{Allow: true, Scope: approval.ScopeOnce, Reason: "--yes", By: "flag"}, nil
+}
 
 // Options configure a gate.
 type Options struct {
 	Approver Approver
-	// ApprovalTimeout bounds how long a request may wait; no answer is a
-	// denial. Zero means 600 seconds.
+	// ApprovalTimeout bounds a question; no answer is a denial (0: 600 s).
 	ApprovalTimeout time.Duration
-	// Shell builds the process for a shell line (nil: /bin/sh -c).
-	Shell func(line, dir string) *exec.Cmd
-	Sink  event.Sink
+	// Policy is the command policy (nil: the defaults).
+	Policy *policy.Policy
+	// Classifier caches verdicts for the session (nil: a new cache).
+	Classifier *shell.Cache
+	// ShellOptions tell the classifier where lines run.
+	ShellOptions shell.Options
+	Threshold    approval.Threshold
+	// Approvals remembers answers (nil: nothing is remembered).
+	Approvals *approval.Store
+	// Sandbox confines commands; Self is the wisp binary the helper
+	// re-executes. Sandboxed is false when the sandbox is off or Landlock
+	// is missing: commands then run plainly and are audited so.
+	Sandbox   sandbox.Config
+	Self      string
+	Sandboxed bool
+	// CommandTimeout, OutputBytes and OutputLines are the limits every
+	// command call runs under.
+	CommandTimeout           time.Duration
+	OutputBytes, OutputLines int
+	// Protected says which absolute paths no file tool may touch.
+	Protected func(abs string) bool
+	Audit     *audit.Log
+	Sink      event.Sink
+	Session   string
 }
 
 // Gate runs tool calls.
 type Gate struct {
 	opts Options
+	mu   sync.Mutex
+	// session is set once the transcript exists.
+	session string
 }
 
 // New builds a gate.
@@ -73,9 +124,22 @@ func New(opts Options) *Gate {
 		opts.Approver = Deny{Reason: "no approver is configured"}
 	}
 	if opts.ApprovalTimeout == 0 {
-		opts.ApprovalTimeout = 600 * time.Second
+		opts.ApprovalTimeout = approval.DefaultTimeout
 	}
-	return &Gate{opts: opts}
+	if opts.Policy == nil {
+		opts.Policy, _ = policy.Compile(nil, nil)
+	}
+	if opts.Classifier == nil {
+		opts.Classifier = shell.NewCache(shell.DefaultCacheSize)
+	}
+	return &Gate{opts: opts, session: opts.Session}
+}
+
+// SetSession names the session every audit line belongs to.
+func (g *Gate) SetSession(id string) {
+	g.mu.Lock()
+	g.session = id
+	g.mu.Unlock()
 }
 
 // Call is one tool call as the model asked for it.
@@ -91,70 +155,229 @@ type Call struct {
 // failures.
 func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool.Result, error) {
 	spec := t.Spec()
-	if spec.Class != tool.Read {
-		subject, err := g.subject(c, t)
-		if err != nil {
-			return tool.Errorf("%v", err), nil
-		}
-		ok, why := g.approve(ctx, Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: subject}, c.Turn)
-		if !ok {
-			return tool.Errorf("%s not approved: %s", what(spec.Class), why), nil
-		}
-	}
-	if g.opts.Shell != nil {
-		env.Shell = g.opts.Shell
-	}
-	return t.Run(ctx, &env, c.Args)
-}
+	start := time.Now()
+	g.audit(c, audit.ToolCall{Tool: spec.Name, Class: string(spec.Class), Args: string(c.Args)})
+	g.limit(&env)
 
-func what(c tool.Class) string {
-	if c == tool.Command {
-		return "command"
-	}
-	return "tool call"
-}
-
-// subject is what the person is asked about: the exact shell line for a
-// command tool, the tool and its arguments otherwise.
-func (g *Gate) subject(c Call, t tool.Tool) (string, error) {
-	if cl, ok := t.(tool.CommandLiner); ok {
-		line, err := cl.CommandLine(c.Args)
+	var res tool.Result
+	var err error
+	line := ""
+	switch spec.Class {
+	case tool.Read:
+		res, err = t.Run(ctx, &env, c.Args)
+	case tool.Mutating:
+		if refusal, ok := g.approveTool(ctx, c, spec); !ok {
+			res = refusal
+			break
+		}
+		res, err = g.runMutating(ctx, c, t, env)
+	default:
+		line, err = commandLine(t, c.Args)
 		if err != nil {
-			return "", err
+			res, err = tool.Errorf("%v", err), nil
+			break
 		}
 		if line != "" {
-			return line, nil
+			if refusal, ok := g.approveLine(ctx, c, spec, line); !ok {
+				res = refusal
+				break
+			}
+		}
+		res, err = t.Run(ctx, &env, c.Args)
+		if err == nil && line != "" {
+			g.commandOutcome(c, line, &res)
 		}
 	}
-	return fmt.Sprintf("%s %s", c.Name, compact(c.Args)), nil
+	if err != nil {
+		g.audit(c, audit.ErrorReport{Message: err.Error(), Where: spec.Name})
+	}
+	g.audit(c, audit.ToolResult{Tool: spec.Name, IsError: res.IsError || err != nil, Bytes: len(res.Content), DurationMS: time.Since(start).Milliseconds(), Preview: res.Content})
+	return res, err
 }
 
-func compact(raw json.RawMessage) string {
-	const max = 400
-	s := string(raw)
-	if len(s) > max {
-		s = s[:max] + "…"
+// limit hands the tool the session's limits and the shell it must use.
+func (g *Gate) limit(env *tool.Env) {
+	env.CommandTimeout = g.opts.CommandTimeout
+	env.OutputBytes, env.OutputLines = g.opts.OutputBytes, g.opts.OutputLines
+	env.Protected = g.opts.Protected
+	env.Shell = g.shell
+}
+
+// shell builds the process for a line: inside the sandbox helper when the
+// sandbox is on, else a plain /bin/sh in its own process group.
+func (g *Gate) shell(line, dir string) *exec.Cmd {
+	cfg := g.opts.Sandbox
+	cfg.Enabled = g.opts.Sandboxed
+	return sandbox.Command(cfg, g.opts.Self, line, dir)
+}
+
+func commandLine(t tool.Tool, args json.RawMessage) (string, error) {
+	cl, ok := t.(tool.CommandLiner)
+	if !ok {
+		// A command tool that cannot say what it runs cannot be judged.
+		return "", fmt.Errorf("tool %s does not declare its command line; refused", t.Spec().Name)
+	}
+	return cl.CommandLine(args)
+}
+
+// approveLine runs the policy, the classifier and approval over a shell
+// line. The strictest part decides; a denial of any part refuses the line.
+func (g *Gate) approveLine(ctx context.Context, c Call, spec tool.Spec, line string) (tool.Result, bool) {
+	d := g.opts.Policy.Check(line)
+	g.audit(c, audit.PolicyDecision{Line: line, Allowed: d.Allowed, Rule: d.Rule, Command: d.Command})
+	if !d.Allowed {
+		g.decided(c, spec, line, false, "denied by policy: "+d.Rule)
+		return tool.Errorf("command denied by policy: %s (rule: %s)", line, d.Rule), false
+	}
+	v := g.opts.Classifier.ClassifyWith(line, g.opts.ShellOptions)
+	g.audit(c, verdictDetails(line, v))
+	for _, p := range partsToAsk(line, v) {
+		if !g.opts.Threshold.Asks(p.Level) {
+			continue
+		}
+		req := Request{
+			CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: line, Part: p.Command,
+			Level: p.Level, Reasons: p.Reasons, Pattern: approval.Pattern(p.Program, p.Verb),
+		}
+		if ok, why := g.ask(ctx, c, req); !ok {
+			return tool.Errorf("command not approved: %s (%s)", line, why), false
+		}
+	}
+	return tool.Result{}, true
+}
+
+// partsToAsk returns the simple commands to ask about. When the line as a
+// whole is judged stricter than every part (it does not parse, say), the
+// whole line is asked about as one part, with no pattern to remember.
+func partsToAsk(line string, v shell.Verdict) []shell.Part {
+	parts := v.Parts
+	max := shell.Level(-1)
+	for _, p := range parts {
+		if p.Level > max {
+			max = p.Level
+		}
+	}
+	if len(parts) == 0 || v.Level > max {
+		parts = append(parts, shell.Part{Command: line, Level: v.Level, Reasons: v.Reasons})
+	}
+	return parts
+}
+
+// approveTool asks before a file-changing tool runs.
+func (g *Gate) approveTool(ctx context.Context, c Call, spec tool.Spec) (tool.Result, bool) {
+	subject := fmt.Sprintf("%s %s", spec.Name, clip(string(c.Args), 400))
+	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: subject, Level: shell.Moderate,
+		Reasons: []string{"changes files in the workspace"}, Pattern: approval.ToolPattern(spec.Name)}
+	if !g.opts.Threshold.Asks(shell.Moderate) {
+		return tool.Result{}, true
+	}
+	if ok, why := g.ask(ctx, c, req); !ok {
+		return tool.Errorf("%s not approved: %s", spec.Name, why), false
+	}
+	return tool.Result{}, true
+}
+
+// ask settles one request: a remembered answer, else the approver, within
+// the approval timeout. A yes may be remembered by its pattern.
+func (g *Gate) ask(ctx context.Context, c Call, req Request) (bool, string) {
+	store := g.opts.Approvals
+	if store != nil && req.Pattern != "" {
+		if e, ok := store.Lookup(req.Pattern, req.Level); ok {
+			g.audit(c, audit.ApprovalDecided{Tool: req.Tool, Subject: req.Subject, Approved: true, Scope: string(e.Scope), By: "remembered", Reason: "approved before for " + e.Pattern})
+			return true, ""
+		}
+	}
+	g.audit(c, audit.ApprovalRequested{Tool: req.Tool, Subject: req.Subject, Level: req.Level.String(), Pattern: req.Pattern})
+	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Reason: strings.Join(req.Reasons, "; ")})
+
+	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
+	ans, err := g.opts.Approver.Approve(actx, req)
+	timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+	by := ans.By
+	if by == "" {
+		by = "user"
+	}
+	switch {
+	case timedOut:
+		ans = Answer{Allow: false, Reason: "no answer within the approval timeout"}
+		by = "timeout"
+	case err != nil:
+		ans = Answer{Allow: false, Reason: err.Error()}
+	case ctx.Err() != nil:
+		ans = Answer{Allow: false, Reason: "cancelled"}
+	}
+	reason := ans.Reason
+	if reason == "" {
+		reason = map[bool]string{true: "approved", false: "denied by the user"}[ans.Allow]
+	}
+	details := audit.ApprovalDecided{Tool: req.Tool, Subject: req.Subject, Approved: ans.Allow, Scope: string(ans.Scope), By: by, Reason: reason}
+	if ans.Allow && store != nil && req.Pattern != "" && ans.Scope != "" {
+		dec, err := store.Remember(req.Pattern, req.Level, ans.Scope)
+		details.Scope, details.Persisted, details.Downgraded = string(dec.Scope), dec.Persisted, dec.Downgraded
+		if err != nil {
+			g.audit(c, audit.ErrorReport{Message: err.Error(), Where: "approvals"})
+		}
+	}
+	g.audit(c, details)
+	approved := ans.Allow
+	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Approved: &approved, Reason: reason})
+	return ans.Allow, reason
+}
+
+// decided reports a refusal that needed nobody's answer (policy).
+func (g *Gate) decided(c Call, spec tool.Spec, subject string, ok bool, reason string) {
+	g.audit(c, audit.ApprovalDecided{Tool: spec.Name, Subject: subject, Approved: ok, By: "policy", Reason: reason})
+	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: spec.Name, Class: string(spec.Class), Subject: subject, Approved: &ok, Reason: reason})
+}
+
+// commandOutcome audits how a command ended and tells the model when the
+// sandbox refused a write, naming the path.
+func (g *Gate) commandOutcome(c Call, line string, res *tool.Result) {
+	o := res.Command
+	if o == nil {
+		return
+	}
+	refusal := ""
+	if g.opts.Sandboxed && o.ExitCode != 0 {
+		cfg := g.opts.Sandbox
+		cfg.Enabled = true
+		if p, ok := sandbox.Refusal(cfg, o.StderrTail); ok {
+			refusal = p
+			res.Content += fmt.Sprintf("sandbox: the sandbox refused writing %s: commands may write only inside the workspace, $TMPDIR and the configured writable paths\n", p)
+		}
+	}
+	g.audit(c, audit.CommandOutcome{
+		Line: line, ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut, Truncated: o.Truncated,
+		DurationMS: o.Duration.Milliseconds(), Sandboxed: g.opts.Sandboxed, SandboxRefusal: refusal,
+	})
+}
+
+func verdictDetails(line string, v shell.Verdict) audit.ClassifierVerdict {
+	d := audit.ClassifierVerdict{Line: line, Level: v.Level.String(), Reasons: v.Reasons}
+	for _, p := range v.Parts {
+		d.Parts = append(d.Parts, audit.VerdictPart{Command: p.Command, Program: p.Program, Level: p.Level.String(), Reasons: p.Reasons})
+	}
+	return d
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
 	}
 	return s
 }
 
-func (g *Gate) approve(ctx context.Context, req Request, turn int) (bool, string) {
-	g.emit(event.Event{Type: event.ApprovalRequest, Turn: turn, CallID: req.CallID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject})
-	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
-	defer cancel()
-	ok, err := g.opts.Approver.Approve(actx, req)
-	reason := "approved"
-	switch {
-	case err == nil && !ok:
-		reason = "denied by the user"
-	case errors.Is(err, context.DeadlineExceeded) || (err == nil && actx.Err() != nil && ctx.Err() == nil):
-		ok, reason = false, "no answer within the approval timeout"
-	case err != nil:
-		ok, reason = false, err.Error()
-	}
-	g.emit(event.Event{Type: event.ApprovalDecision, Turn: turn, CallID: req.CallID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Approved: &ok, Reason: reason})
-	return ok, reason
+// Audit writes one line for the current session; events that are not a
+// call's (prompt, response, session start and end) use it too.
+func (g *Gate) Audit(turn int, call string, d audit.Details) {
+	g.mu.Lock()
+	session := g.session
+	g.mu.Unlock()
+	_ = g.opts.Audit.Write(audit.Entry{Session: session, Turn: turn, Call: call, Details: d})
 }
+
+func (g *Gate) audit(c Call, d audit.Details) { g.Audit(c.Turn, c.ID, d) }
 
 func (g *Gate) emit(e event.Event) {
 	if g.opts.Sink == nil {
@@ -163,5 +386,8 @@ func (g *Gate) emit(e event.Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
+	g.mu.Lock()
+	e.Session = g.session
+	g.mu.Unlock()
 	g.opts.Sink(e)
 }

@@ -219,15 +219,31 @@ func (c *classifier) program(a arg, r *res) (name string, byPath, ok bool) {
 // leave the machine.
 func (c *classifier) scanSecrets(f *frame, args []arg, r *res) {
 	for _, a := range args {
+		if a.known && wholeTree[r.program] {
+			if p, ok := c.resolve(f, a); ok && (p == "/" || p == c.home || p == "/\x00home" || c.home != "" && within(c.home, p)) {
+				r.add(Dangerous, "reads everything under "+c.show(p)+", credentials included")
+				return
+			}
+		}
+		if a.known && a.glob {
+			if c.secretGlob(f, a) {
+				r.add(Dangerous, "a glob that can match a secret: "+a.text)
+				return
+			}
+			continue
+		}
 		if !a.known || a.val == "" || !maybeSecret(a.val) || strings.ContainsAny(a.val, " \t\n") {
 			continue
 		}
-		cands := [3]string{a.val}
+		cands := [4]string{a.val}
 		if a.val == "-" || a.val == "--" {
 			continue
 		}
 		if i := strings.LastIndexByte(a.val, '='); i >= 0 {
 			cands[1] = a.val[i+1:]
+		}
+		if i := strings.LastIndexByte(a.val, ':'); i >= 0 {
+			cands[3] = a.val[i+1:] // rev:path, host:path
 		}
 		if strings.HasPrefix(cands[1], "@") || strings.HasPrefix(cands[1], "<") {
 			cands[2] = cands[1][1:]
@@ -246,6 +262,45 @@ func (c *classifier) scanSecrets(f *frame, args []arg, r *res) {
 			}
 		}
 	}
+}
+
+// wholeTree are programs that read a whole directory tree's contents and
+// send them somewhere: given the home directory or the root, they take
+// the credentials in it along.
+var wholeTree = map[string]bool{
+	"tar": true, "zip": true, "7z": true, "rsync": true, "scp": true, "cp": true, "grep": true,
+	"egrep": true, "rg": true, "ag": true, "ack": true, "curl": true, "base64": true, "cpio": true,
+}
+
+// secretNamesForGlobs are names a glob is tried against.
+var secretNamesForGlobs = []string{".env", ".env.local", ".env.production", ".netrc", ".git-credentials",
+	".npmrc", ".pypirc", ".pgpass", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "credentials", "shadow"}
+
+// secretGlob reports whether a glob argument can match a credential file.
+// A bare * does not count (it skips dot files, and matching every name
+// is no sign of intent); a glob inside a credential directory does.
+func (c *classifier) secretGlob(f *frame, a arg) bool {
+	if !a.known {
+		return false
+	}
+	if p, ok := c.resolve(f, a); ok && c.secret(path.Join(path.Dir(p), "x")) {
+		return true
+	}
+	base := path.Base(a.val)
+	if strings.Trim(base, "*?") == "" {
+		return false
+	}
+	for _, ext := range []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"} {
+		if strings.HasSuffix(base, ext) {
+			return true
+		}
+	}
+	for _, n := range secretNamesForGlobs {
+		if ok, _ := path.Match(base, n); ok && (base[0] == '.') == (n[0] == '.') {
+			return true
+		}
+	}
+	return false
 }
 
 // assign judges a variable assignment (FOO=bar cmd, FOO=bar, export FOO=bar).
@@ -271,6 +326,9 @@ func (c *classifier) assign(x ctx, as *syntax.Assign, r *res) {
 		return // export NAME: no new value
 	} else {
 		val = arg{known: true}
+	}
+	if subscriptRuns(val) {
+		r.add(Dangerous, "the value holds an array subscript with a command substitution, which arithmetic would run")
 	}
 	c.envVar(x, as.Name.Value, val, r)
 }

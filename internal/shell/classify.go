@@ -245,9 +245,10 @@ func (c *classifier) pipeline(x ctx, s *syntax.Stmt) {
 	flatten(s)
 	net := false
 	for i, st := range stages {
-		y := x
+		// Every stage runs in a subshell: a cd there does not leak out.
+		y := x.sub()
 		if i > 0 {
-			y = ctx{f: x.f, in: inPipe, netIn: net}
+			y = ctx{f: y.f, in: inPipe, netIn: net}
 		}
 		start := len(c.parts)
 		c.stmt(y, st)
@@ -301,25 +302,15 @@ func (c *classifier) compound(x ctx, s *syntax.Stmt, rd redirs) {
 		c.stmt(x.sub(), cmd.Body)
 	case *syntax.ArithmCmd:
 		c.expr(x, cmd.X)
-		c.addPart(x.f, s, "((", "", one(Safe, "evaluates arithmetic"))
+		c.addPart(x.f, s, "((", "", c.arith(x, cmd, "evaluates arithmetic"))
 	case *syntax.TestClause:
 		c.expr(x, cmd.X)
-		r := one(Safe, "evaluates a test")
-		syntax.Walk(cmd.X, func(n syntax.Node) bool {
-			if u, ok := n.(*syntax.UnaryTest); ok && u.Op == syntax.TsVarSet {
-				if w, ok := u.X.(*syntax.Word); ok && subscriptRuns(decodeWord(w, x.f.src)) {
-					r.add(Dangerous, "an array subscript holds a command substitution, which the shell runs")
-				}
-			}
-			return true
-		})
-		c.addPart(x.f, s, "[[", "", r)
-		return
+		c.addPart(x.f, s, "[[", "", c.arith(x, cmd, "evaluates a test"))
 	case *syntax.LetClause:
 		for _, e := range cmd.Exprs {
 			c.expr(x, e)
 		}
-		c.addPart(x.f, s, "let", "", one(Safe, "evaluates arithmetic"))
+		c.addPart(x.f, s, "let", "", c.arith(x, cmd, "evaluates arithmetic"))
 	case *syntax.DeclClause:
 		c.decl(x, s, cmd)
 	case *syntax.TimeClause:
@@ -331,6 +322,23 @@ func (c *classifier) compound(x ctx, s *syntax.Stmt, rd redirs) {
 	default:
 		c.fail(fmt.Sprintf("cannot analyse a %T", s.Cmd))
 	}
+}
+
+// arith judges a test or arithmetic command. Bash evaluates array
+// subscripts in operands as arithmetic, running any command substitution
+// in them even when the word was quoted: [[ 1 -eq 'a[$(id)]' ]].
+func (c *classifier) arith(x ctx, n syntax.Node, why string) *res {
+	r := one(Safe, why)
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			if subscriptRuns(decodeWord(w, x.f.src)) {
+				r.add(Dangerous, "an array subscript holds a command substitution, which the shell runs")
+			}
+			return false
+		}
+		return true
+	})
+	return r
 }
 
 // sub is the context for a subshell: same input, its own working directory.
@@ -357,6 +365,10 @@ func (c *classifier) expr(x ctx, n syntax.Node) {
 		case *syntax.Stmt:
 			c.stmt(x, n)
 			return false
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
+				c.fail("${var@P} runs the command substitutions stored in a variable")
+			}
 		}
 		return true
 	})

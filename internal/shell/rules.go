@@ -84,11 +84,20 @@ func known(name string) rule {
 				}
 				k.add(Safe, why)
 			}
-		case "read", "mapfile", "readarray", "getopts", "wait":
+		case "read", "mapfile", "readarray", "getopts", "wait", "compgen":
 			return func(k *cmd) {
-				if !k.subscripts() {
-					k.add(Safe, why)
+				if k.subscripts() {
+					return
 				}
+				if name == "mapfile" || name == "readarray" || name == "compgen" {
+					opts, _ := spec{shortVal: "dnOsuCcAGPSWXFot"}.scan(k.args)
+					if v, ok := optVal(opts, "-C"); ok {
+						k.add(Safe, "runs a callback (judged on its own)")
+						k.nestedScript(v, "runs a callback")
+						return
+					}
+				}
+				k.add(Safe, why)
 			}
 		}
 		return func(k *cmd) { k.add(Safe, why) }

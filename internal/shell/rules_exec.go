@@ -423,12 +423,15 @@ func ruleAwk(k *cmd) {
 		if sandbox {
 			continue
 		}
-		execs, writes := awkProgram(p.val)
+		execs, writes, files := awkProgram(p.val)
 		if execs {
 			k.add(Dangerous, "the awk program runs commands, which cannot be analysed")
 		}
+		for _, f := range files {
+			k.write(literalArg(f))
+		}
 		if writes {
-			k.add(Moderate, "the awk program writes files")
+			k.add(Moderate, "the awk program writes files named at run time")
 		}
 	}
 	if len(k.r.reasons) == 0 {
@@ -437,8 +440,9 @@ func ruleAwk(k *cmd) {
 }
 
 // awkProgram scans an awk program for ways to run commands (system(),
-// pipes, @load) and to write files (print > file).
-func awkProgram(s string) (execs, writes bool) {
+// pipes, @load) and to write files (print > file). files are the targets
+// written as string literals; writes is set for any other target.
+func awkProgram(s string) (execs, writes bool, files []string) {
 	inPrint, depth := false, 0
 	prev := byte(0) // last significant character
 	for i := 0; i < len(s); i++ {
@@ -483,6 +487,20 @@ func awkProgram(s string) (execs, writes bool) {
 			}
 		case ch == '>':
 			if inPrint && depth <= 0 {
+				j := i + 1
+				if j < len(s) && s[j] == '>' {
+					j++
+				}
+				for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+					j++
+				}
+				if end := strings.IndexByte(s[min(j+1, len(s)):], '"'); j < len(s) && s[j] == '"' && end >= 0 &&
+					!strings.ContainsAny(s[j+1:j+1+end], "\\") && isAwkTargetEnd(s[j+2+end:]) {
+					files = append(files, s[j+1:j+1+end])
+					i = j + 1 + end
+					prev = '"'
+					continue
+				}
 				writes = true
 			}
 		case ch == '@':
@@ -510,7 +528,14 @@ func awkProgram(s string) (execs, writes bool) {
 		}
 		prev = ch
 	}
-	return execs, writes
+	return execs, writes, files
+}
+
+// isAwkTargetEnd reports whether a string literal after > is the whole
+// target (print > "f" ...) rather than the start of a concatenation.
+func isAwkTargetEnd(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return rest == "" || strings.ContainsRune(";}\n)", rune(rest[0]))
 }
 
 // isOperandEnd reports whether a '/' after prev is division rather than

@@ -1,0 +1,105 @@
+package approval
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/wisp-agent/wisp/internal/shell"
+)
+
+func FuzzDecodeFile(f *testing.F) {
+	f.Add([]byte(`{"version":1,"approvals":[{"id":"abcd1234","pattern":"go test","scope":"always","level":"moderate","created":"2025-06-01T12:00:00Z","expires":"2025-07-01T12:00:00Z"}]}`))
+	f.Add([]byte(`{"version":1,"approvals":[{"id":"abcd","pattern":"x","scope":"project","level":"safe","project":"/p","created":"2025-06-01T12:00:00Z","expires":"2025-07-01T12:00:00Z"}]}`))
+	f.Add([]byte(`{"version":1,"approvals":[]}`))
+	f.Add([]byte("{"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := decodeFile(data)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			// Whatever the file says, nothing dangerous or unscoped loads.
+			if e.Level >= shell.Dangerous || e.Level < shell.Safe || !e.Scope.Persisted() || e.Pattern == "" {
+				t.Fatalf("decodeFile accepted %+v", e)
+			}
+		}
+		if entries == nil {
+			return
+		}
+		again, err := json.Marshal(fileData{Version: fileVersion, Approvals: entries})
+		if err != nil {
+			t.Fatalf("re-encode: %v", err)
+		}
+		back, err := decodeFile(again)
+		if err != nil {
+			t.Fatalf("decode of re-encoded file: %v\n%s", err, again)
+		}
+		if len(back) != len(entries) {
+			t.Fatalf("round trip changed the entries: %d != %d", len(back), len(entries))
+		}
+		for i := range back {
+			a, b := back[i], entries[i]
+			if a.ID != b.ID || a.Pattern != b.Pattern || a.Scope != b.Scope || a.Level != b.Level || a.Project != b.Project ||
+				!a.Created.Equal(b.Created) || !a.Expires.Equal(b.Expires) {
+				t.Fatalf("round trip changed entry %d: %+v != %+v", i, a, b)
+			}
+		}
+	})
+}
+
+func FuzzParseAnswer(f *testing.F) {
+	for _, s := range []string{"y", "S", " project ", "always", "", "n", "maybe", "yes\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		a, ok := parseAnswer(line)
+		if !ok {
+			if !reflect.DeepEqual(a, Answer{}) {
+				t.Fatalf("invalid answer carries %+v", a)
+			}
+			return
+		}
+		if a.Allow != a.Scope.valid() || (!a.Allow && a.Reason != ReasonDenied) {
+			t.Fatalf("parseAnswer(%q) = %+v", line, a)
+		}
+	})
+}
+
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{"safe", "moderate", "dangerous", "never", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			return
+		}
+		if s != "" && th.String() != s {
+			t.Fatalf("ParseThreshold(%q).String() = %q", s, th.String())
+		}
+	})
+}
+
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"ls -la", "a\x1b[31mb", "x\ry", "\u202eabc", "multi\nline", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := printable(s)
+		for _, r := range out {
+			if r == '\n' {
+				continue
+			}
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+				t.Fatalf("printable(%q) kept %U", s, r)
+			}
+		}
+		if strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("printable(%q) changed the line count", s)
+		}
+	})
+}

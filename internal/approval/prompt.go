@@ -1,0 +1,225 @@
+package approval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/wisp-agent/wisp/internal/shell"
+)
+
+// Request is what the terminal question shows.
+type Request struct {
+	Tool string // the tool asking: bash, write, a custom or MCP tool
+	Line string // the whole line (or, for other tools, what they will do)
+	Part string // the simple command asked about; shown when it differs from Line
+	// Level and Reasons are the classifier's verdict on Part.
+	Level   shell.Level
+	Reasons []string
+	Pattern string // what a remembered answer covers
+}
+
+// Answer is a person's answer. Scope is set only when Allow is.
+type Answer struct {
+	Allow bool
+	Scope Scope
+	// Reason says why a denial happened (one of the Reason constants);
+	// empty for an allow.
+	Reason string
+}
+
+// Why a question ended in a denial.
+const (
+	ReasonDenied      = "denied"       // the person said no (or just pressed Enter)
+	ReasonTimeout     = "timeout"      // the context's deadline passed first
+	ReasonCancelled   = "cancelled"    // the context was cancelled first (the turn was interrupted)
+	ReasonInputClosed = "input closed" // the terminal closed before an answer
+)
+
+const (
+	choicesAll       = "[y]once [s]ession [p]roject 30d [a]lways 30d [n]o"
+	choicesDangerous = "[y]once [s]ession [n]o"
+)
+
+// maxTypeAhead bounds how many stale lines Prompt discards before asking.
+const maxTypeAhead = 1024
+
+// Prompt asks a person on the terminal whether one simple command may run.
+// in carries lines typed on the terminal (closed when the terminal is);
+// the question goes to out. It shows the tool, the whole line, the part
+// when it differs, the risk level and the reasons, and what a remembered
+// answer would cover, then reads one answer: y (once), s (session), p
+// (project, 30 days), a (always, 30 days), n (no), case-insensitive, whole
+// words too. An empty answer is no; anything else asks again.
+//
+// For a dangerous level only once, session and no are offered, since a
+// dangerous approval is never remembered beyond the session; p and a are
+// then refused and asked again.
+//
+// Lines already waiting in in are discarded before the question is shown,
+// so type-ahead can never approve a command the person has not seen.
+//
+// Prompt returns as soon as ctx is done, with a denial whose reason is
+// ReasonTimeout (deadline) or ReasonCancelled; the caller bounds the wait
+// with approval.timeoutSeconds. It returns an error only when out cannot be
+// written, and the answer is then a denial.
+func Prompt(ctx context.Context, in <-chan string, out io.Writer, req Request) (Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return Answer{Reason: ctxReason(err)}, nil
+	}
+	closed := discardTypeAhead(in)
+	dangerous := req.Level >= shell.Dangerous || !validLevel(req.Level)
+	choices := choicesAll
+	if dangerous {
+		choices = choicesDangerous
+	}
+	if _, err := io.WriteString(out, renderRequest(req)+"Allow? "+choices+": "); err != nil {
+		return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
+	}
+	if closed {
+		return Answer{Reason: ReasonInputClosed}, writeEnd(out, "no answer: the terminal input is closed")
+	}
+	for {
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			r := ctxReason(ctx.Err())
+			return Answer{Reason: r}, writeEnd(out, "no answer: "+r)
+		case line, ok = <-in:
+		}
+		if !ok {
+			return Answer{Reason: ReasonInputClosed}, writeEnd(out, "no answer: the terminal input is closed")
+		}
+		// An answer that races the deadline loses: the caller has already
+		// been told the question timed out.
+		if err := ctx.Err(); err != nil {
+			r := ctxReason(err)
+			return Answer{Reason: r}, writeEnd(out, "no answer: "+r)
+		}
+		a, valid := parseAnswer(line)
+		if valid && dangerous && a.Allow && a.Scope.Persisted() {
+			if _, err := io.WriteString(out, "A dangerous command is not remembered beyond this session. Allow? "+choices+": "); err != nil {
+				return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
+			}
+			continue
+		}
+		if valid {
+			return a, nil
+		}
+		if _, err := io.WriteString(out, "Please answer "+answerHint(dangerous)+". Allow? "+choices+": "); err != nil {
+			return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
+		}
+	}
+}
+
+func answerHint(dangerous bool) string {
+	if dangerous {
+		return "y, s or n"
+	}
+	return "y, s, p, a or n"
+}
+
+func writeEnd(out io.Writer, msg string) error {
+	if _, err := io.WriteString(out, "\n"+msg+"; denied.\n"); err != nil {
+		return fmt.Errorf("show approval question: %w", err)
+	}
+	return nil
+}
+
+func ctxReason(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ReasonTimeout
+	}
+	return ReasonCancelled
+}
+
+// discardTypeAhead empties in without waiting and reports whether it was
+// closed.
+func discardTypeAhead(in <-chan string) (closed bool) {
+	for range maxTypeAhead {
+		select {
+		case _, ok := <-in:
+			if !ok {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// parseAnswer reads one answer line. valid is false for anything that is
+// not an answer, which is asked again.
+func parseAnswer(line string) (a Answer, valid bool) {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes", "once":
+		return Answer{Allow: true, Scope: ScopeOnce}, true
+	case "s", "session":
+		return Answer{Allow: true, Scope: ScopeSession}, true
+	case "p", "project":
+		return Answer{Allow: true, Scope: ScopeProject}, true
+	case "a", "always":
+		return Answer{Allow: true, Scope: ScopeAlways}, true
+	case "", "n", "no":
+		return Answer{Reason: ReasonDenied}, true
+	}
+	return Answer{}, false
+}
+
+// renderRequest lays the request out, one labelled line each.
+func renderRequest(req Request) string {
+	var b strings.Builder
+	tool := req.Tool
+	if tool == "" {
+		tool = "a tool"
+	}
+	fmt.Fprintf(&b, "Approval needed: %s\n", printable(tool))
+	field := func(label, value string) {
+		fmt.Fprintf(&b, "  %-9s %s\n", label+":", printable(value))
+	}
+	field("line", req.Line)
+	if p := strings.TrimSpace(req.Part); p != "" && p != strings.TrimSpace(req.Line) {
+		field("command", p)
+	}
+	risk := req.Level.String()
+	if len(req.Reasons) > 0 {
+		risk += " (" + strings.Join(req.Reasons, "; ") + ")"
+	}
+	field("risk", risk)
+	if req.Pattern != "" {
+		field("covers", req.Pattern)
+	}
+	return b.String()
+}
+
+// printable makes text safe to show on a terminal: escape sequences,
+// carriage returns, bidirectional overrides and zero-width characters could otherwise hide part
+// of a command from the person approving it. Newlines stay, indented, so
+// a multi-line script reads as one.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString("\n            ")
+		case r == '\t':
+			b.WriteString("    ")
+		case r == unicode.ReplacementChar:
+			b.WriteString(`\ufffd`)
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
+			if r <= 0xff {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,393 @@
+// Package audit holds wisp's audit log: one append-only JSON Lines file,
+// <wisp home>/logs/audit.jsonl, that records what every session asked,
+// what the model answered, and what the gate allowed, refused and ran. It
+// writes, rotates, reads, filters and follows that file, and implements
+// `wisp logs`.
+//
+// Every line is {schema, id, time, version, pid, session, turn, call,
+// kind, details}, with details typed per kind (docs/audit.md). The
+// package never decides anything about safety and never imports another
+// wisp package: the gate decides and calls Write.
+package audit
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+	"golang.org/x/sys/unix"
+)
+
+// Schema is the version of the line format written today.
+const Schema = 1
+
+// FileName is the live log's name; rotated files add .1 (newest) to .N.
+const FileName = "audit.jsonl"
+
+// lockName is the file every writer holds exclusively while it appends or
+// rotates, and readers hold shared while they open the files. A separate
+// file, because rotation renames the log out from under other processes.
+const lockName = "audit.lock"
+
+// Defaults for Options.
+const (
+	DefaultMaxBytes = 10 << 20
+	DefaultKeep     = 5
+)
+
+// Dir returns the folder of the audit log under a wisp home (~/.wisp, or
+// $WISP_HOME, as the caller resolved it).
+func Dir(wispHome string) string { return filepath.Join(wispHome, "logs") }
+
+// Options tune a Log. The zero value is what wisp uses, bar Version.
+type Options struct {
+	// Version is wisp's version string, written on every line.
+	Version string
+	// MaxBytes is the size past which the live file is rotated before a
+	// write (DefaultMaxBytes when zero).
+	MaxBytes int64
+	// Keep is how many rotated files are kept (DefaultKeep when zero).
+	Keep int
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Entry is what a caller says; Write adds the rest of the line.
+type Entry struct {
+	Session string // the session id, or ""
+	Turn    int
+	Call    string // the tool call id pairing a call with its result, or ""
+	Details Details
+}
+
+// Log appends to the audit log. It is safe for concurrent use; separate
+// processes appending to the same folder are serialised by an exclusive
+// flock, so lines never interleave. A nil *Log is a log that writes
+// nothing, for callers that run without an audit.
+//
+// Lines are written with one write(2) each and not fsynced: the audit is
+// written on every step of every turn, and a line in the page cache
+// already survives a crash of wisp itself; only a crash of the machine can
+// lose the last lines. Close fsyncs.
+type Log struct {
+	dir      string
+	path     string
+	version  string
+	pid      int
+	maxBytes int64
+	keep     int
+	now      func() time.Time
+
+	mu     sync.Mutex
+	lock   *os.File // lockName, held exclusively per append
+	f      *os.File // the live file as this process last opened it
+	end    int64    // f's size after this process's last line, -1 if unknown
+	closed bool
+}
+
+// Open opens (creating as needed) the audit log in dir, normally
+// Dir(wispHome). The folder is made 0700 and the files 0600: the log
+// holds prompts and commands.
+func Open(dir string, opts Options) (*Log, error) {
+	if dir == "" {
+		return nil, errors.New("audit: open: no log folder given")
+	}
+	l := &Log{
+		dir:      dir,
+		path:     filepath.Join(dir, FileName),
+		version:  opts.Version,
+		pid:      os.Getpid(),
+		maxBytes: opts.MaxBytes,
+		keep:     opts.Keep,
+		now:      opts.Now,
+	}
+	if l.maxBytes <= 0 {
+		l.maxBytes = DefaultMaxBytes
+	}
+	if l.keep <= 0 {
+		l.keep = DefaultKeep
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("audit: create folder %s: %w", dir, err)
+	}
+	if err := tighten(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	lock, err := openPrivate(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	l.lock = lock
+	f, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		_ = lock.Close()
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	l.f, l.end = f, -1
+	return l, nil
+}
+
+// Path returns the live log file, or "" for a nil Log.
+func (l *Log) Path() string {
+	if l == nil {
+		return ""
+	}
+	return l.path
+}
+
+// Write appends one line. It fills in schema, id, time, version and pid,
+// cuts long text to the limits, and returns once the line is in the file.
+// An error means the line was not written; what to do about it is the
+// caller's choice.
+func (l *Log) Write(e Entry) error {
+	if l == nil {
+		return nil
+	}
+	if e.Details == nil {
+		return errors.New("audit: write: entry without details")
+	}
+	d := e.Details.bounded()
+	w := wire{
+		Schema:  Schema,
+		ID:      newID(),
+		Time:    l.now().UTC().Format(timeLayout),
+		Version: l.version,
+		PID:     l.pid,
+		Session: e.Session,
+		Turn:    e.Turn,
+		Call:    e.Call,
+		Kind:    d.Kind(),
+		Details: d,
+	}
+	line, err := json.Append(make([]byte, 0, 512), &w, 0)
+	if err != nil {
+		return fmt.Errorf("audit: encode %s line: %w", w.Kind, err)
+	}
+	line = append(line, '\n')
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return fmt.Errorf("audit: write to %s: log is closed", l.path)
+	}
+	if err := l.append(line); err != nil {
+		return fmt.Errorf("audit: write to %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// Close fsyncs and closes the log. Closing a nil or closed Log does
+// nothing.
+func (l *Log) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.f.Sync()
+	err = errors.Join(err, l.f.Close(), l.lock.Close())
+	if err != nil {
+		return fmt.Errorf("audit: close %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// timeLayout is RFC 3339 in UTC with exactly three fractional digits, so
+// lines sort as text and line up.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// wire is a line as written; field order is the line's key order.
+type wire struct {
+	Schema  int     `json:"schema"`
+	ID      string  `json:"id"`
+	Time    string  `json:"time"`
+	Version string  `json:"version"`
+	PID     int     `json:"pid"`
+	Session string  `json:"session"`
+	Turn    int     `json:"turn"`
+	Call    string  `json:"call"`
+	Kind    string  `json:"kind"`
+	Details Details `json:"details"`
+}
+
+// append writes one line under the folder's lock. Another process may
+// have rotated the file since this one opened it, so the live path is
+// checked first; a writer killed mid-line may have left a torn tail,
+// which is cut so the new line starts on a line of its own.
+func (l *Log) append(line []byte) error {
+	if err := flock(l.lock, unix.LOCK_EX); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	defer func() { _ = flock(l.lock, unix.LOCK_UN) }()
+
+	size, err := l.current()
+	if err != nil {
+		return err
+	}
+	if size > 0 && size+int64(len(line)) > l.maxBytes {
+		if err := l.rotate(); err != nil {
+			return err
+		}
+		size = 0
+	}
+	// When the file ends where this process's last line did, that line
+	// was whole; only a file someone else wrote needs its tail checked.
+	if size > 0 && size != l.end {
+		if size, err = cutTornTail(l.f, size); err != nil {
+			return err
+		}
+	}
+	if _, err := l.f.Write(line); err != nil {
+		// Leave no partial line for the next reader or writer.
+		_ = l.f.Truncate(size)
+		l.end = -1
+		return err
+	}
+	l.end = size + int64(len(line))
+	return nil
+}
+
+// current makes l.f the file now at l.path, reopening it when another
+// process rotated (or someone removed) it, and returns its size.
+func (l *Log) current() (int64, error) {
+	open, err := l.f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat: %w", err)
+	}
+	live, err := os.Stat(l.path)
+	if err == nil && os.SameFile(open, live) {
+		return open.Size(), nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("stat: %w", err)
+	}
+	f, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		return 0, err
+	}
+	_ = l.f.Close()
+	l.f, l.end = f, -1
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// rotate shifts audit.jsonl.N up by one, dropping the oldest, moves the
+// live file to .1 and starts a new one.
+func (l *Log) rotate() error {
+	if err := os.Remove(rotated(l.path, l.keep)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("rotate: %w", err)
+	}
+	for i := l.keep - 1; i >= 1; i-- {
+		if err := os.Rename(rotated(l.path, i), rotated(l.path, i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("rotate: %w", err)
+		}
+	}
+	if err := os.Rename(l.path, rotated(l.path, 1)); err != nil {
+		return fmt.Errorf("rotate: %w", err)
+	}
+	f, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		return fmt.Errorf("rotate: %w", err)
+	}
+	_ = l.f.Close()
+	l.f, l.end = f, -1
+	return nil
+}
+
+func rotated(path string, n int) string { return fmt.Sprintf("%s.%d", path, n) }
+
+// openPrivate opens a file of the log, creating it 0600, and takes away
+// any access others had to one that already existed.
+func openPrivate(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Mode().Perm()&0o077 != 0 {
+		err = f.Chmod(fi.Mode().Perm() &^ 0o077)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// tighten removes group and other access from a folder of wisp's own.
+func tighten(dir string, perm os.FileMode) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", dir, err)
+	}
+	if fi.Mode().Perm()&^perm != 0 {
+		if err := os.Chmod(dir, fi.Mode().Perm()&perm); err != nil {
+			return fmt.Errorf("chmod %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// cutTornTail truncates f after its last newline when it does not end in
+// one, and returns the resulting size. Only a writer that died mid-line
+// leaves such a tail, since every writer holds the lock while it writes.
+func cutTornTail(f *os.File, size int64) (int64, error) {
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return 0, fmt.Errorf("read tail: %w", err)
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
+	buf := make([]byte, 64<<10)
+	end, keep := size, int64(0)
+	for end > 0 {
+		start := max(end-int64(len(buf)), 0)
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil {
+			return 0, fmt.Errorf("read tail: %w", err)
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			keep = start + int64(i) + 1
+			break
+		}
+		end = start
+	}
+	if err := f.Truncate(keep); err != nil {
+		return 0, fmt.Errorf("cut torn tail: %w", err)
+	}
+	return keep, nil
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// newID returns 16 random lowercase hex digits.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails: crypto/rand crashes the program instead
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wisp-agent/wisp/internal/audit"
+)
+
+// The runtime answers the inspect tool from its live state.
+
+// InspectConfig shows the gate's effective settings.
+func (rt *runtime) InspectConfig() string {
+	f := rt.cfg.file
+	bytes, lines := f.OutputBound()
+	var b strings.Builder
+	fmt.Fprintf(&b, "approval.threshold: %s\napproval.timeoutSeconds: %.0f\n", f.Threshold(), f.ApprovalTimeout().Seconds())
+	fmt.Fprintf(&b, "commandTimeoutSeconds: %.0f\noutputLimit: %d bytes, %d lines\n", f.CommandTimeout().Seconds(), bytes, lines)
+	fmt.Fprintf(&b, "sandbox.enabled: %v\nsandbox.allowNetwork: %v\nsandbox.writablePaths: %v\n", f.SandboxEnabled(), f.AllowNetwork(), f.Sandbox.WritablePaths)
+	fmt.Fprintf(&b, "commandPolicy.deny: %d patterns (%d defaults + %d user)\n", len(rt.cfg.policy.Deny()), len(rt.cfg.policy.Deny())-len(f.CommandPolicy.Deny), len(f.CommandPolicy.Deny))
+	for _, p := range f.CommandPolicy.Deny {
+		fmt.Fprintf(&b, "  user deny: %s\n", p)
+	}
+	if allow := rt.cfg.policy.Allow(); len(allow) > 0 {
+		fmt.Fprintf(&b, "commandPolicy.allow: %v\n", allow)
+	}
+	if len(rt.cfg.settings.ProtectedPaths) > 0 {
+		fmt.Fprintf(&b, "protected_paths (extra): %v\n", rt.cfg.settings.ProtectedPaths)
+	}
+	return b.String()
+}
+
+// InspectStatus shows the session, the model, the sandbox and the usage.
+func (rt *runtime) InspectStatus() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wisp %s\nsession: %s\nprovider: %s\nmodel: %s\nworkdir: %s\nsandbox: %s\n",
+		Version, first(rt.sessionID(), "(none)"), rt.choice.Name, rt.choice.Model, rt.sys.Workdir, rt.parts.sandboxNote)
+	if rt.agent != nil {
+		u := rt.agent.Usage()
+		fmt.Fprintf(&b, "tokens so far: %d in, %d out\n", u.InputTokens, u.OutputTokens)
+	}
+	fmt.Fprintf(&b, "tools: %s\n", strings.Join(rt.tools.Names(), ", "))
+	return b.String()
+}
+
+// InspectApprovals lists the remembered answers.
+func (rt *runtime) InspectApprovals() string {
+	if rt.parts.store == nil {
+		return "no approvals store"
+	}
+	list, err := rt.parts.store.List()
+	var b strings.Builder
+	if err != nil {
+		fmt.Fprintf(&b, "warning: %v\n", err)
+	}
+	if len(list) == 0 {
+		b.WriteString("no remembered approvals\n")
+	}
+	for _, e := range list {
+		fmt.Fprintf(&b, "%s %-7s %s (up to %s)", e.ID, e.Scope, e.Pattern, e.Level)
+		if !e.Expires.IsZero() {
+			fmt.Fprintf(&b, " until %s", e.Expires.Format("2006-01-02"))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// InspectAudit shows this session's last audit lines.
+func (rt *runtime) InspectAudit(last int) string {
+	lines, err := audit.Read(audit.Dir(rt.cfg.paths.Home), audit.Filter{Session: rt.sessionID(), Last: last})
+	if err != nil {
+		return "audit: " + err.Error()
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(audit.FormatText(l))
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return "no audit lines for this session yet"
+	}
+	return b.String()
+}

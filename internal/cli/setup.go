@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wisp-agent/wisp/internal/approval"
+	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/policy"
+	"github.com/wisp-agent/wisp/internal/sandbox"
+	"github.com/wisp-agent/wisp/internal/shell"
+	"github.com/wisp-agent/wisp/internal/workspace"
+)
+
+// loaded is the user's configuration, read once per process.
+type loaded struct {
+	paths    config.Paths
+	settings config.Settings
+	file     config.File
+	policy   *policy.Policy
+	warns    []string
+}
+
+// loadConfig reads ~/.wisp/settings.json and ~/.wisp/config.json. A bad
+// file or pattern is a MalformedError naming the file and the key.
+func loadConfig(getenv config.Getenv) (*loaded, error) {
+	paths, err := config.ResolvePaths(getenv)
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{paths: paths}
+	var warns []string
+	l.settings, warns, err = config.LoadSettings(paths)
+	l.warns = append(l.warns, warns...)
+	if err != nil {
+		return nil, err
+	}
+	l.file, warns, err = config.LoadFile(paths)
+	l.warns = append(l.warns, warns...)
+	if err != nil {
+		return nil, err
+	}
+	l.policy, err = policy.Compile(l.file.CommandPolicy.Deny, l.file.CommandPolicy.Allow)
+	var pe *policy.PatternError
+	if errors.As(err, &pe) {
+		return nil, &config.MalformedError{File: paths.Pretty(paths.ConfigFile()), What: pe.Error()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// expandHome turns a leading ~ into the home folder.
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// gateParts are what a run's gate is built from.
+type gateParts struct {
+	opts  gate.Options
+	log   *audit.Log
+	store *approval.Store
+	// sandboxNote says how commands are confined, for the audit and
+	// `inspect status`.
+	sandboxNote string
+}
+
+// buildGate assembles the gate's options from the configuration and
+// warns, on stderr, about anything that weakens it.
+func buildGate(l *loaded, sys IO, tmp string) (*gateParts, error) {
+	f := l.file
+	threshold, err := approval.ParseThreshold(f.Threshold())
+	if err != nil {
+		return nil, &config.MalformedError{File: l.paths.Pretty(l.paths.ConfigFile()), What: "approval.threshold: " + err.Error()}
+	}
+	gp := &gateParts{}
+	gp.log, err = audit.Open(audit.Dir(l.paths.Home), audit.Options{Version: Version})
+	if err != nil {
+		return nil, fmt.Errorf("open the audit log: %w", err)
+	}
+	gp.store, err = approval.Open(filepath.Join(l.paths.Home, "approvals.json"), sys.Workdir, nil)
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "wisp: warning: %v; remembered approvals are ignored until it is fixed or cleared (wisp approvals clear)\n", err)
+	}
+	var writable []string
+	for _, p := range f.Sandbox.WritablePaths {
+		writable = append(writable, expandHome(p, l.paths.UserHome))
+	}
+	sb := sandbox.Config{
+		Enabled: f.SandboxEnabled(), Workdir: sys.Workdir, WritablePaths: writable,
+		AllowNetwork: f.AllowNetwork(), WispHome: l.paths.Home, TempDir: tmp,
+	}
+	sandboxed := false
+	switch abi, ok := sandbox.Available(); {
+	case !f.SandboxEnabled():
+		gp.sandboxNote = "disabled"
+		fmt.Fprintf(sys.Stderr, "wisp: warning: the sandbox is disabled (sandbox.enabled: false in %s); commands run unconfined\n", l.paths.Pretty(l.paths.ConfigFile()))
+	case !ok:
+		gp.sandboxNote = "unavailable"
+		fmt.Fprintln(sys.Stderr, "wisp: warning: Landlock is not available on this system; commands run unsandboxed")
+	default:
+		sandboxed = true
+		gp.sandboxNote = fmt.Sprintf("landlock abi %d", abi)
+		if !f.AllowNetwork() && abi < sandbox.NetworkABI {
+			fmt.Fprintf(sys.Stderr, "wisp: warning: sandbox.allowNetwork is false but Landlock ABI %d cannot deny the network (needs %d)\n", abi, sandbox.NetworkABI)
+		}
+		if roots, err := sandbox.WritableRoots(sb); err == nil {
+			for _, r := range roots.Refused {
+				fmt.Fprintf(sys.Stderr, "wisp: note: %s stays read-only to commands: %s\n", l.paths.Pretty(r.Path), r.Reason)
+			}
+		}
+	}
+	bytes, lines := f.OutputBound()
+	protect := workspace.NewProtection(l.paths.UserHome, l.settings.ProtectedPaths, l.paths.Home)
+	gp.opts = gate.Options{
+		ApprovalTimeout: f.ApprovalTimeout(),
+		Policy:          l.policy,
+		Classifier:      shell.NewCache(shell.DefaultCacheSize),
+		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.paths.UserHome, TempDir: tmp},
+		Threshold:       threshold,
+		Approvals:       gp.store,
+		Sandbox:         sb,
+		Self:            sys.Self,
+		Sandboxed:       sandboxed,
+		CommandTimeout:  f.CommandTimeout(),
+		OutputBytes:     bytes,
+		OutputLines:     lines,
+		Protected:       protect.Match,
+		Audit:           gp.log,
+	}
+	return gp, nil
+}
+
+func tempDir(getenv config.Getenv) string {
+	if t := getenv("TMPDIR"); t != "" {
+		return t
+	}
+	return os.TempDir()
+}

@@ -1,0 +1,14 @@
+// Package shell parses shell lines (bash, with mvdan.cc/sh/v3/syntax) and
+// judges the risk of running them: every simple command wherever it hides
+// (pipelines, lists, subshells, substitutions, here-docs fed to shells,
+// sh -c strings, find -exec, xargs, function bodies) is classified safe,
+// moderate or dangerous, and the line is as risky as its riskiest part.
+// It also lists those commands in normalised form for the command policy.
+//
+// The classifier fails closed: a line it cannot parse, a command name it
+// cannot know before the line runs, or a construct it does not understand
+// is dangerous. It never runs anything, never touches the file system and
+// never reads the environment; where the line runs is given in Options.
+// It is not the last line of defence: the sandbox is. The rules and the
+// reasons for them are in docs/classifier.md.
+package shell
