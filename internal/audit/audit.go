@@ -149,38 +149,47 @@ func (l *Log) Path() string {
 // cuts long text to the limits, and returns once the line is in the file.
 // An error means the line was not written; what to do about it is the
 // caller's choice.
-func (l *Log) Write(e Entry) error {
-	if l == nil {
+func (l *Log) Write(e Entry) error { return l.WriteAll(e) }
+
+// WriteAll appends several lines under one lock and in one write, so a
+// caller with a burst of lines (the gate before it runs a command) pays
+// for the lock and the system calls once. The lines stay whole and in
+// order; another writer's lines never fall between them.
+func (l *Log) WriteAll(es ...Entry) error {
+	if l == nil || len(es) == 0 {
 		return nil
 	}
-	if e.Details == nil {
-		return errors.New("audit: write: entry without details")
+	buf := make([]byte, 0, 512*len(es))
+	for _, e := range es {
+		if e.Details == nil {
+			return errors.New("audit: write: entry without details")
+		}
+		d := e.Details.bounded()
+		w := wire{
+			Schema:  Schema,
+			ID:      newID(),
+			Time:    l.now().UTC().Format(timeLayout),
+			Version: l.version,
+			PID:     l.pid,
+			Session: e.Session,
+			Turn:    e.Turn,
+			Call:    e.Call,
+			Kind:    d.Kind(),
+			Details: d,
+		}
+		var err error
+		buf, err = json.Append(buf, &w, 0)
+		if err != nil {
+			return fmt.Errorf("audit: encode %s line: %w", w.Kind, err)
+		}
+		buf = append(buf, '\n')
 	}
-	d := e.Details.bounded()
-	w := wire{
-		Schema:  Schema,
-		ID:      newID(),
-		Time:    l.now().UTC().Format(timeLayout),
-		Version: l.version,
-		PID:     l.pid,
-		Session: e.Session,
-		Turn:    e.Turn,
-		Call:    e.Call,
-		Kind:    d.Kind(),
-		Details: d,
-	}
-	line, err := json.Append(make([]byte, 0, 512), &w, 0)
-	if err != nil {
-		return fmt.Errorf("audit: encode %s line: %w", w.Kind, err)
-	}
-	line = append(line, '\n')
-
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return fmt.Errorf("audit: write to %s: log is closed", l.path)
 	}
-	if err := l.append(line); err != nil {
+	if err := l.append(buf); err != nil {
 		return fmt.Errorf("audit: write to %s: %w", l.path, err)
 	}
 	return nil

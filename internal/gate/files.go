@@ -11,10 +11,11 @@ import (
 )
 
 // runMutating runs a file-changing tool and audits the write it made.
-func (g *Gate) runMutating(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool.Result, error) {
+func (g *Gate) runMutating(ctx context.Context, cl *callLog, t tool.Tool, env tool.Env) (tool.Result, error) {
 	var target struct {
 		Path string `json:"path"`
 	}
+	c := cl.c
 	_ = json.Unmarshal(c.Args, &target)
 	abs := ""
 	existed := false
@@ -26,13 +27,14 @@ func (g *Gate) runMutating(ctx context.Context, c Call, t tool.Tool, env tool.En
 		_, err := os.Lstat(abs)
 		existed = err == nil
 	}
+	cl.flush()
 	res, err := t.Run(ctx, &env, c.Args)
 	if err == nil && !res.IsError && abs != "" {
 		var size int64
 		if fi, err := os.Stat(abs); err == nil {
 			size = fi.Size()
 		}
-		g.audit(c, audit.FileWrite{Tool: t.Spec().Name, Path: abs, Bytes: size, Created: !existed})
+		cl.add(audit.FileWrite{Tool: t.Spec().Name, Path: abs, Bytes: size, Created: !existed})
 	}
 	return res, err
 }

@@ -156,7 +156,8 @@ type Call struct {
 func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool.Result, error) {
 	spec := t.Spec()
 	start := time.Now()
-	g.audit(c, audit.ToolCall{Tool: spec.Name, Class: string(spec.Class), Args: string(c.Args)})
+	cl := g.callLog(c)
+	cl.add(audit.ToolCall{Tool: spec.Name, Class: string(spec.Class), Args: string(c.Args)})
 	g.limit(&env)
 
 	var res tool.Result
@@ -164,13 +165,14 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 	line := ""
 	switch spec.Class {
 	case tool.Read:
+		cl.flush()
 		res, err = t.Run(ctx, &env, c.Args)
 	case tool.Mutating:
-		if refusal, ok := g.approveTool(ctx, c, spec); !ok {
+		if refusal, ok := g.approveTool(ctx, cl, spec); !ok {
 			res = refusal
 			break
 		}
-		res, err = g.runMutating(ctx, c, t, env)
+		res, err = g.runMutating(ctx, cl, t, env)
 	default:
 		line, err = commandLine(t, c.Args)
 		if err != nil {
@@ -178,20 +180,23 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 			break
 		}
 		if line != "" {
-			if refusal, ok := g.approveLine(ctx, c, spec, line); !ok {
+			if refusal, ok := g.approveLine(ctx, cl, spec, line); !ok {
 				res = refusal
 				break
 			}
 		}
+		// What was decided is on disk before the command starts.
+		cl.flush()
 		res, err = t.Run(ctx, &env, c.Args)
 		if err == nil && line != "" {
-			g.commandOutcome(c, line, &res)
+			g.commandOutcome(cl, line, &res)
 		}
 	}
 	if err != nil {
-		g.audit(c, audit.ErrorReport{Message: err.Error(), Where: spec.Name})
+		cl.add(audit.ErrorReport{Message: err.Error(), Where: spec.Name})
 	}
-	g.audit(c, audit.ToolResult{Tool: spec.Name, IsError: res.IsError || err != nil, Bytes: len(res.Content), DurationMS: time.Since(start).Milliseconds(), Preview: res.Content})
+	cl.add(audit.ToolResult{Tool: spec.Name, IsError: res.IsError || err != nil, Bytes: len(res.Content), DurationMS: time.Since(start).Milliseconds(), Preview: res.Content})
+	cl.flush()
 	return res, err
 }
 
@@ -222,15 +227,16 @@ func commandLine(t tool.Tool, args json.RawMessage) (string, error) {
 
 // approveLine runs the policy, the classifier and approval over a shell
 // line. The strictest part decides; a denial of any part refuses the line.
-func (g *Gate) approveLine(ctx context.Context, c Call, spec tool.Spec, line string) (tool.Result, bool) {
+func (g *Gate) approveLine(ctx context.Context, cl *callLog, spec tool.Spec, line string) (tool.Result, bool) {
+	c := cl.c
 	d := g.opts.Policy.Check(line)
-	g.audit(c, audit.PolicyDecision{Line: line, Allowed: d.Allowed, Rule: d.Rule, Command: d.Command})
+	cl.add(audit.PolicyDecision{Line: line, Allowed: d.Allowed, Rule: d.Rule, Command: d.Command})
 	if !d.Allowed {
-		g.decided(c, spec, line, false, "denied by policy: "+d.Rule)
+		g.decided(cl, spec, line, false, "denied by policy: "+d.Rule)
 		return tool.Errorf("command denied by policy: %s (rule: %s)", line, d.Rule), false
 	}
 	v := g.opts.Classifier.ClassifyWith(line, g.opts.ShellOptions)
-	g.audit(c, verdictDetails(line, v))
+	cl.add(verdictDetails(line, v))
 	for _, p := range partsToAsk(line, v) {
 		if !g.opts.Threshold.Asks(p.Level) {
 			continue
@@ -239,7 +245,7 @@ func (g *Gate) approveLine(ctx context.Context, c Call, spec tool.Spec, line str
 			CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: line, Part: p.Command,
 			Level: p.Level, Reasons: p.Reasons, Pattern: approval.Pattern(p.Program, p.Verb),
 		}
-		if ok, why := g.ask(ctx, c, req); !ok {
+		if ok, why := g.ask(ctx, cl, req); !ok {
 			return tool.Errorf("command not approved: %s (%s)", line, why), false
 		}
 	}
@@ -264,14 +270,15 @@ func partsToAsk(line string, v shell.Verdict) []shell.Part {
 }
 
 // approveTool asks before a file-changing tool runs.
-func (g *Gate) approveTool(ctx context.Context, c Call, spec tool.Spec) (tool.Result, bool) {
-	subject := fmt.Sprintf("%s %s", spec.Name, clip(string(c.Args), 400))
+func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec) (tool.Result, bool) {
+	subject := fmt.Sprintf("%s %s", spec.Name, clip(string(cl.c.Args), 400))
+	c := cl.c
 	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: subject, Level: shell.Moderate,
 		Reasons: []string{"changes files in the workspace"}, Pattern: approval.ToolPattern(spec.Name)}
 	if !g.opts.Threshold.Asks(shell.Moderate) {
 		return tool.Result{}, true
 	}
-	if ok, why := g.ask(ctx, c, req); !ok {
+	if ok, why := g.ask(ctx, cl, req); !ok {
 		return tool.Errorf("%s not approved: %s", spec.Name, why), false
 	}
 	return tool.Result{}, true
@@ -279,15 +286,18 @@ func (g *Gate) approveTool(ctx context.Context, c Call, spec tool.Spec) (tool.Re
 
 // ask settles one request: a remembered answer, else the approver, within
 // the approval timeout. A yes may be remembered by its pattern.
-func (g *Gate) ask(ctx context.Context, c Call, req Request) (bool, string) {
+func (g *Gate) ask(ctx context.Context, cl *callLog, req Request) (bool, string) {
+	c := cl.c
 	store := g.opts.Approvals
 	if store != nil && req.Pattern != "" {
 		if e, ok := store.Lookup(req.Pattern, req.Level); ok {
-			g.audit(c, audit.ApprovalDecided{Tool: req.Tool, Subject: req.Subject, Approved: true, Scope: string(e.Scope), By: "remembered", Reason: "approved before for " + e.Pattern})
+			cl.add(audit.ApprovalDecided{Tool: req.Tool, Subject: req.Subject, Approved: true, Scope: string(e.Scope), By: "remembered", Reason: "approved before for " + e.Pattern})
 			return true, ""
 		}
 	}
-	g.audit(c, audit.ApprovalRequested{Tool: req.Tool, Subject: req.Subject, Level: req.Level.String(), Pattern: req.Pattern})
+	cl.add(audit.ApprovalRequested{Tool: req.Tool, Subject: req.Subject, Level: req.Level.String(), Pattern: req.Pattern})
+	// The question is on disk before anyone answers it.
+	cl.flush()
 	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Reason: strings.Join(req.Reasons, "; ")})
 
 	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
@@ -316,24 +326,25 @@ func (g *Gate) ask(ctx context.Context, c Call, req Request) (bool, string) {
 		dec, err := store.Remember(req.Pattern, req.Level, ans.Scope)
 		details.Scope, details.Persisted, details.Downgraded = string(dec.Scope), dec.Persisted, dec.Downgraded
 		if err != nil {
-			g.audit(c, audit.ErrorReport{Message: err.Error(), Where: "approvals"})
+			cl.add(audit.ErrorReport{Message: err.Error(), Where: "approvals"})
 		}
 	}
-	g.audit(c, details)
+	cl.add(details)
 	approved := ans.Allow
 	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Approved: &approved, Reason: reason})
 	return ans.Allow, reason
 }
 
 // decided reports a refusal that needed nobody's answer (policy).
-func (g *Gate) decided(c Call, spec tool.Spec, subject string, ok bool, reason string) {
-	g.audit(c, audit.ApprovalDecided{Tool: spec.Name, Subject: subject, Approved: ok, By: "policy", Reason: reason})
+func (g *Gate) decided(cl *callLog, spec tool.Spec, subject string, ok bool, reason string) {
+	c := cl.c
+	cl.add(audit.ApprovalDecided{Tool: spec.Name, Subject: subject, Approved: ok, By: "policy", Reason: reason})
 	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: spec.Name, Class: string(spec.Class), Subject: subject, Approved: &ok, Reason: reason})
 }
 
 // commandOutcome audits how a command ended and tells the model when the
 // sandbox refused a write, naming the path.
-func (g *Gate) commandOutcome(c Call, line string, res *tool.Result) {
+func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result) {
 	o := res.Command
 	if o == nil {
 		return
@@ -347,7 +358,7 @@ func (g *Gate) commandOutcome(c Call, line string, res *tool.Result) {
 			res.Content += fmt.Sprintf("sandbox: the sandbox refused writing %s: commands may write only inside the workspace, $TMPDIR and the configured writable paths\n", p)
 		}
 	}
-	g.audit(c, audit.CommandOutcome{
+	cl.add(audit.CommandOutcome{
 		Line: line, ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut, Truncated: o.Truncated,
 		DurationMS: o.Duration.Milliseconds(), Sandboxed: g.opts.Sandboxed, SandboxRefusal: refusal,
 	})
@@ -377,7 +388,30 @@ func (g *Gate) Audit(turn int, call string, d audit.Details) {
 	_ = g.opts.Audit.Write(audit.Entry{Session: session, Turn: turn, Call: call, Details: d})
 }
 
-func (g *Gate) audit(c Call, d audit.Details) { g.Audit(c.Turn, c.ID, d) }
+// callLog gathers one call's audit lines and writes them in bursts: before
+// a question, before the tool runs, and at the end.
+type callLog struct {
+	g       *Gate
+	c       Call
+	pending []audit.Entry
+}
+
+func (g *Gate) callLog(c Call) *callLog { return &callLog{g: g, c: c} }
+
+func (cl *callLog) add(d audit.Details) {
+	cl.g.mu.Lock()
+	session := cl.g.session
+	cl.g.mu.Unlock()
+	cl.pending = append(cl.pending, audit.Entry{Session: session, Turn: cl.c.Turn, Call: cl.c.ID, Details: d})
+}
+
+func (cl *callLog) flush() {
+	if len(cl.pending) == 0 {
+		return
+	}
+	_ = cl.g.opts.Audit.WriteAll(cl.pending...)
+	cl.pending = cl.pending[:0]
+}
 
 func (g *Gate) emit(e event.Event) {
 	if g.opts.Sink == nil {

@@ -250,7 +250,7 @@ func (c *classifier) pipeline(x ctx, s *syntax.Stmt) {
 		if i > 0 {
 			y = ctx{f: y.f, in: inPipe, netIn: net}
 		}
-		start := len(c.parts)
+		start := len(c.flags)
 		c.stmt(y, st)
 		for _, fl := range c.flags[start:] {
 			net = net || fl.net

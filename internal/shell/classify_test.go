@@ -624,3 +624,27 @@ func TestCommands(t *testing.T) {
 		t.Error("ParseCommands of an unparsable line did not fail")
 	}
 }
+
+func TestLargeLines(t *testing.T) {
+	cases := []struct {
+		name string
+		line string
+		want Level
+	}{
+		{"many commands", strings.Repeat("ls; ", 3000), Dangerous},
+		{"long pipeline", strings.Repeat("ls | ", 3000) + "ls", Dangerous},
+		{"many words", "ls " + strings.Repeat("a ", 20000), Safe},
+		{"unknown with wrappers", "frob " + strings.Repeat("env ", 5000) + "ls", Dangerous},
+		{"unknown with many names", "frob " + strings.Repeat("ls cat ", 5000), Moderate},
+		{"deep subshells", strings.Repeat("( ", 500) + "ls" + strings.Repeat(" )", 500), Safe},
+		{"deep substitutions", strings.Repeat("echo $(", 200) + "ls" + strings.Repeat(")", 200), Safe},
+		{"wrapper chain", strings.Repeat("nice ", 100) + "ls", Dangerous},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ClassifyWith(tc.line, testOpts).Level; got != tc.want {
+				t.Errorf("level %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -405,14 +405,22 @@ func ruleUnknown(k *cmd) {
 	k.embedded()
 }
 
+// maxEmbedded bounds the known program names embedded tries, so that a
+// long line of them stays cheap.
+const maxEmbedded = 4
+
 // embedded looks in the arguments of a program the classifier does not
 // know for a command it may run (numactl rm -rf ~): if the words from a
 // known program on would be dangerous on their own, so is this.
 func (k *cmd) embedded() {
-	if k.hops >= maxHops {
-		return
+	if k.hops > 0 {
+		return // a wrapper's own arguments were looked at already
 	}
+	tried := 0
 	for i, a := range k.args {
+		if tried == maxEmbedded {
+			return
+		}
 		if !a.known || a.val == "" || a.val[0] == '-' || strings.ContainsAny(a.val, "= ") {
 			continue
 		}
@@ -423,6 +431,7 @@ func (k *cmd) embedded() {
 		if known(name) == nil {
 			continue
 		}
+		tried++
 		scratch := &res{}
 		k.c.argv(k.x.sub(), k.args[i:], scratch, k.hops+1)
 		if scratch.lvl == Dangerous {

@@ -742,8 +742,10 @@ func sedScript(s string) (writes, reads []string, execs, ok bool) {
 			}
 			d := s[i]
 			i++
-			if !skipRe(d) || !skipRe(d) {
-				return nil, nil, false, false
+			for range 2 { // the pattern, then the replacement
+				if !skipRe(d) {
+					return nil, nil, false, false
+				}
 			}
 		flags:
 			for i < n {
@@ -770,8 +772,10 @@ func sedScript(s string) (writes, reads []string, execs, ok bool) {
 			}
 			d := s[i]
 			i++
-			if !skipRe(d) || !skipRe(d) {
-				return nil, nil, false, false
+			for range 2 { // the pattern, then the replacement
+				if !skipRe(d) {
+					return nil, nil, false, false
+				}
 			}
 		default:
 			return nil, nil, false, false

@@ -34,11 +34,6 @@ func (a arg) flagUnknown() bool {
 	return a.stdin || (!a.known && (a.split || a.lead))
 }
 
-// isFlag reports whether the word is a literal option ("-x", "--long").
-func (a arg) isFlag() bool {
-	return a.known && len(a.val) > 1 && a.val[0] == '-'
-}
-
 // stdinArg stands for words xargs appends from its input.
 var stdinArg = arg{text: "{stdin}", val: "", stdin: true, split: true, lead: true}
 

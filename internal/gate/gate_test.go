@@ -1,0 +1,462 @@
+package gate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/approval"
+	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/policy"
+	"github.com/wisp-agent/wisp/internal/sandbox"
+	"github.com/wisp-agent/wisp/internal/shell"
+	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/workspace"
+)
+
+// TestMain lets the test binary serve as the sandbox helper, exactly as
+// the wisp binary does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// world is a workspace, a wisp home and a scratch folder outside both,
+// with a gate over them.
+type world struct {
+	work, home, wispHome, outside, tmp string
+	log                                *audit.Log
+	store                              *approval.Store
+	gate                               *gate.Gate
+}
+
+func newWorld(t *testing.T, mod func(*gate.Options)) *world {
+	t.Helper()
+	base := t.TempDir()
+	w := &world{
+		work:    filepath.Join(base, "work"),
+		home:    filepath.Join(base, "home"),
+		outside: filepath.Join(base, "outside"),
+		tmp:     filepath.Join(base, "tmp"),
+	}
+	w.wispHome = filepath.Join(w.home, ".wisp")
+	for _, d := range []string{w.work, w.wispHome, w.outside, w.tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", w.home)
+	t.Setenv("WISP_HOME", w.wispHome)
+	var err error
+	w.log, err = audit.Open(audit.Dir(w.wispHome), audit.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.log.Close() })
+	w.store, err = approval.Open(filepath.Join(w.wispHome, "approvals.json"), w.work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, landlock := sandbox.Available()
+	opts := gate.Options{
+		Approver:   gate.Allow{},
+		Threshold:  approval.ThresholdModerate,
+		Approvals:  w.store,
+		Classifier: shell.NewCache(0),
+		ShellOptions: shell.Options{
+			Workdir: w.work, Home: w.home, TempDir: w.tmp,
+		},
+		Sandbox:        sandbox.Config{Enabled: true, Workdir: w.work, WispHome: w.wispHome, TempDir: w.tmp, AllowNetwork: true},
+		Self:           self,
+		Sandboxed:      landlock,
+		CommandTimeout: 10 * time.Second,
+		Protected:      workspace.NewProtection(w.home, nil, w.wispHome).Match,
+		Audit:          w.log,
+		Session:        "test-session",
+	}
+	if mod != nil {
+		mod(&opts)
+	}
+	w.gate = gate.New(opts)
+	return w
+}
+
+func (w *world) run(t *testing.T, id string, tl tool.Tool, args string) tool.Result {
+	t.Helper()
+	res, err := w.gate.Run(context.Background(), gate.Call{ID: id, Name: tl.Spec().Name, Args: json.RawMessage(args), Turn: 1},
+		tl, tool.Env{Workdir: w.work, TempDir: w.tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// lines returns the audit lines of one call, by kind.
+func (w *world) lines(t *testing.T, call string) map[string][]audit.Line {
+	t.Helper()
+	all, err := audit.Read(audit.Dir(w.wispHome), audit.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]audit.Line{}
+	for _, l := range all {
+		if l.Call == call {
+			out[l.Kind] = append(out[l.Kind], l)
+		}
+	}
+	return out
+}
+
+func outcome(t *testing.T, l audit.Line) audit.CommandOutcome {
+	t.Helper()
+	d, err := l.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.(audit.CommandOutcome)
+}
+
+func bashArgs(line string) string {
+	b, _ := json.Marshal(map[string]string{"command": line})
+	return string(b)
+}
+
+func requireLandlock(t *testing.T) {
+	if _, ok := sandbox.Available(); !ok {
+		t.Skip("Landlock is not available on this kernel")
+	}
+}
+
+// TestSandboxEscapes really tries to get out and proves each attempt is
+// refused, on the file system and in the audit.
+func TestSandboxEscapes(t *testing.T) {
+	requireLandlock(t)
+	tests := []struct {
+		name string
+		line func(w *world) string
+		// victim is the path that must not exist afterwards.
+		victim func(w *world) string
+	}{
+		{
+			name:   "write outside the workspace",
+			line:   func(w *world) string { return "echo x > " + filepath.Join(w.outside, "escaped.txt") },
+			victim: func(w *world) string { return filepath.Join(w.outside, "escaped.txt") },
+		},
+		{
+			name:   "write under the wisp home",
+			line:   func(w *world) string { return "echo '{}' > " + filepath.Join(w.wispHome, "approvals.json") },
+			victim: func(w *world) string { return filepath.Join(w.wispHome, "approvals.json") },
+		},
+		{
+			name: "write through a symlink that points out",
+			line: func(w *world) string {
+				return "ln -s " + w.outside + " link && echo x > link/through.txt"
+			},
+			victim: func(w *world) string { return filepath.Join(w.outside, "through.txt") },
+		},
+		{
+			name:   "create a protected file that does not exist yet, outside",
+			line:   func(w *world) string { return "mkdir -p " + filepath.Join(w.home, ".ssh") + " && echo key > " + filepath.Join(w.home, ".ssh", "id_ed25519") },
+			victim: func(w *world) string { return filepath.Join(w.home, ".ssh", "id_ed25519") },
+		},
+		{
+			name:   "append to a shell profile",
+			line:   func(w *world) string { return "echo 'export EVIL=1' >> " + filepath.Join(w.home, ".bashrc") },
+			victim: func(w *world) string { return filepath.Join(w.home, ".bashrc") },
+		},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, nil)
+			id := fmt.Sprintf("c%d", i)
+			res := w.run(t, id, builtin.Bash(), bashArgs(tc.line(w)))
+			if _, err := os.Lstat(tc.victim(w)); err == nil {
+				t.Fatalf("%s exists: the sandbox let the write through\n%s", tc.victim(w), res.Content)
+			}
+			if !strings.Contains(res.Content, "sandbox refused writing") {
+				t.Errorf("the model is not told the sandbox refused it:\n%s", res.Content)
+			}
+			got := w.lines(t, id)
+			if len(got[audit.KindCommandOutcome]) != 1 {
+				t.Fatalf("want one command.outcome line, got %d kinds:\n%s", len(got), res.Content)
+			}
+			o := outcome(t, got[audit.KindCommandOutcome][0])
+			if !o.Sandboxed || o.ExitCode == 0 || o.SandboxRefusal == "" {
+				t.Errorf("command.outcome = %+v, want sandboxed, failed, with the refused path", o)
+			}
+		})
+	}
+}
+
+// With the network off, a connect to a loopback port is refused.
+func TestSandboxNetworkOff(t *testing.T) {
+	requireLandlock(t)
+	if abi, _ := sandbox.Available(); abi < sandbox.NetworkABI {
+		t.Skipf("Landlock ABI %d cannot deny the network", abi)
+	}
+	if _, err := os.Stat("/bin/bash"); err != nil {
+		t.Skip("needs bash for /dev/tcp")
+	}
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	line := fmt.Sprintf("bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && echo connected'", port)
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allowNetwork=%v", allow), func(t *testing.T) {
+			w := newWorld(t, func(o *gate.Options) { o.Sandbox.AllowNetwork = allow })
+			res := w.run(t, "net", builtin.Bash(), bashArgs(line))
+			connected := strings.Contains(res.Content, "connected")
+			if connected != allow {
+				t.Fatalf("allowNetwork=%v but connected=%v:\n%s", allow, connected, res.Content)
+			}
+			o := outcome(t, w.lines(t, "net")[audit.KindCommandOutcome][0])
+			if !o.Sandboxed || (o.ExitCode == 0) != allow {
+				t.Errorf("command.outcome = %+v", o)
+			}
+		})
+	}
+}
+
+// The file tools refuse protected paths and paths outside the workspace,
+// even for paths that do not exist yet; the model reads a plain error.
+func TestFileConfinement(t *testing.T) {
+	w := newWorld(t, nil)
+	if err := os.Symlink(w.outside, filepath.Join(w.work, "out")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, args, want string }{
+		{"new .env", `{"path":".env","content":"A=1"}`, "error: protected path: .env"},
+		{"new pem in a new folder", `{"path":"certs/new.pem","content":"x"}`, "error: protected path: certs/new.pem"},
+		{"git hook", `{"path":".git/hooks/pre-commit","content":"x"}`, "error: protected path"},
+		{"through a symlink out", `{"path":"out/x.txt","content":"x"}`, "error: path outside the workspace: out/x.txt"},
+		{"absolute outside", `{"path":"` + filepath.Join(w.outside, "y") + `","content":"x"}`, "error: path outside the workspace"},
+		{"wisp home", `{"path":"` + filepath.Join(w.wispHome, "config.json") + `","content":"{}"}`, "error: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := w.run(t, "f", builtin.Write(), tc.args)
+			if !res.IsError || !strings.HasPrefix(res.Content, tc.want) {
+				t.Errorf("got %q, want prefix %q", res.Content, tc.want)
+			}
+		})
+	}
+	entries, _ := os.ReadDir(w.outside)
+	if len(entries) != 0 {
+		t.Errorf("files appeared outside the workspace: %v", entries)
+	}
+	res := w.run(t, "ok", builtin.Write(), `{"path":"fine.txt","content":"ok"}`)
+	if res.IsError {
+		t.Fatalf("a plain write failed: %s", res.Content)
+	}
+	fw := w.lines(t, "ok")[audit.KindFileWrite]
+	if len(fw) != 1 {
+		t.Fatalf("want a file.write audit line, got %v", fw)
+	}
+}
+
+// countingApprover answers with a fixed answer and counts the questions.
+type countingApprover struct {
+	answer gate.Answer
+	asked  []gate.Request
+}
+
+func (c *countingApprover) Approve(_ context.Context, r gate.Request) (gate.Answer, error) {
+	c.asked = append(c.asked, r)
+	return c.answer, nil
+}
+
+func TestApprovalScopes(t *testing.T) {
+	t.Run("a remembered pattern is not asked again, another verb is", func(t *testing.T) {
+		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeSession}}
+		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+		w.run(t, "a", builtin.Bash(), bashArgs("git init -q"))
+		w.run(t, "b", builtin.Bash(), bashArgs("git init -q again"))
+		w.run(t, "c", builtin.Bash(), bashArgs("git commit --allow-empty -qm x"))
+		if len(ap.asked) != 2 || ap.asked[0].Pattern != "git init" || ap.asked[1].Pattern != "git commit" {
+			t.Errorf("asked %+v, want git init then git commit", ap.asked)
+		}
+		if by := decidedBy(t, w, "b"); by != "remembered" {
+			t.Errorf("second git init decided by %q, want remembered", by)
+		}
+	})
+	t.Run("dangerous is never persisted", func(t *testing.T) {
+		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeAlways}}
+		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+		w.run(t, "d", builtin.Bash(), bashArgs("x=true; $x"))
+		if _, err := os.Stat(filepath.Join(w.wispHome, "approvals.json")); err == nil {
+			data, _ := os.ReadFile(filepath.Join(w.wispHome, "approvals.json"))
+			if strings.Contains(string(data), "pattern") {
+				t.Errorf("a dangerous approval was persisted: %s", data)
+			}
+		}
+		d := decided(t, w, "d")
+		if !d.Downgraded || d.Persisted || d.Scope != string(approval.ScopeSession) {
+			t.Errorf("approval.decided = %+v, want downgraded to session, not persisted", d)
+		}
+	})
+	t.Run("project scope persists", func(t *testing.T) {
+		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeProject}}
+		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+		w.run(t, "p", builtin.Bash(), bashArgs("touch made"))
+		data, err := os.ReadFile(filepath.Join(w.wispHome, "approvals.json"))
+		if err != nil || !strings.Contains(string(data), `"touch"`) {
+			t.Errorf("project approval not persisted: %s %v", data, err)
+		}
+	})
+	t.Run("no answer within the timeout is a denial", func(t *testing.T) {
+		slow := gate.ApproverFunc(func(ctx context.Context, _ gate.Request) (gate.Answer, error) {
+			<-ctx.Done()
+			return gate.Answer{}, ctx.Err()
+		})
+		w := newWorld(t, func(o *gate.Options) { o.Approver = slow; o.ApprovalTimeout = 50 * time.Millisecond })
+		res := w.run(t, "t", builtin.Bash(), bashArgs("touch never"))
+		if !strings.HasPrefix(res.Content, "error: command not approved: touch never") {
+			t.Errorf("got %q", res.Content)
+		}
+		if _, err := os.Stat(filepath.Join(w.work, "never")); err == nil {
+			t.Error("the command ran")
+		}
+		if d := decided(t, w, "t"); d.Approved || d.By != "timeout" {
+			t.Errorf("approval.decided = %+v, want a timeout denial", d)
+		}
+	})
+	t.Run("--yes cannot beat the policy", func(t *testing.T) {
+		w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Allow{} })
+		for i, line := range []string{"sudo true", "echo hi | sh", "bash -c 'sudo id'", "wisp approvals approve 1", "rm -rf /"} {
+			id := fmt.Sprintf("y%d", i)
+			res := w.run(t, id, builtin.Bash(), bashArgs(line))
+			if !strings.HasPrefix(res.Content, "error: command denied by policy: ") {
+				t.Errorf("%q: got %q, want a policy denial", line, res.Content)
+			}
+			if len(w.lines(t, id)[audit.KindCommandOutcome]) != 0 {
+				t.Errorf("%q ran", line)
+			}
+		}
+	})
+	t.Run("print mode without --yes refuses and the model is told", func(t *testing.T) {
+		w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Deny{Reason: "print mode runs mutating and command tools only with --yes"} })
+		res := w.run(t, "n", builtin.Bash(), bashArgs("touch x"))
+		if !strings.HasPrefix(res.Content, "error: command not approved: touch x") {
+			t.Errorf("got %q", res.Content)
+		}
+		res = w.run(t, "m", builtin.Write(), `{"path":"a.txt","content":"x"}`)
+		if !strings.HasPrefix(res.Content, "error: write not approved") {
+			t.Errorf("got %q", res.Content)
+		}
+	})
+	t.Run("a safe command runs without asking", func(t *testing.T) {
+		ap := &countingApprover{}
+		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+		res := w.run(t, "s", builtin.Bash(), bashArgs("ls -la && git status --short 2>/dev/null; true"))
+		if len(ap.asked) != 0 || res.IsError {
+			t.Errorf("asked %v, result %q", ap.asked, res.Content)
+		}
+	})
+	t.Run("a denial of any part refuses the line", func(t *testing.T) {
+		ap := gate.ApproverFunc(func(_ context.Context, r gate.Request) (gate.Answer, error) {
+			return gate.Answer{Allow: r.Pattern != "rm", Scope: approval.ScopeOnce}, nil
+		})
+		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+		if err := os.WriteFile(filepath.Join(w.work, "keep"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res := w.run(t, "r", builtin.Bash(), bashArgs("touch a && rm keep"))
+		if !strings.HasPrefix(res.Content, "error: command not approved") {
+			t.Errorf("got %q", res.Content)
+		}
+		for _, f := range []string{"a", "keep"} {
+			_, err := os.Stat(filepath.Join(w.work, f))
+			if (f == "a") != errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: the line partly ran (%v)", f, err)
+			}
+		}
+	})
+}
+
+func decided(t *testing.T, w *world, call string) audit.ApprovalDecided {
+	t.Helper()
+	ls := w.lines(t, call)[audit.KindApprovalDecided]
+	if len(ls) == 0 {
+		t.Fatalf("no approval.decided for %s", call)
+	}
+	d, err := ls[len(ls)-1].Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.(audit.ApprovalDecided)
+}
+
+func decidedBy(t *testing.T, w *world, call string) string { return decided(t, w, call).By }
+
+// noop is a command tool that runs nothing, to measure the gate alone.
+type noop struct{}
+
+func (noop) Spec() tool.Spec {
+	return tool.Spec{Name: "bash", Schema: json.RawMessage(`{}`), Class: tool.Command}
+}
+func (noop) CommandLine(json.RawMessage) (string, error) { return "git status --short", nil }
+func (noop) Run(context.Context, *tool.Env, json.RawMessage) (tool.Result, error) {
+	return tool.Result{Content: "ok", Command: &tool.CommandOutcome{}}, nil
+}
+
+// BenchmarkGateSafeCommand measures the gate's own cost for a safe
+// command (policy, cached classification, approval check, audit lines),
+// excluding the command and the sandbox exec. The baseline is the same
+// call with the audit off, and the policy check alone.
+func BenchmarkGateSafeCommand(b *testing.B) {
+	dir := b.TempDir()
+	log, err := audit.Open(filepath.Join(dir, "logs"), audit.Options{Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer log.Close()
+	for _, tc := range []struct {
+		name string
+		log  *audit.Log
+	}{{"audited", log}, {"no-audit", nil}} {
+		b.Run(tc.name, func(b *testing.B) {
+			g := gate.New(gate.Options{Approver: gate.Allow{}, Threshold: approval.ThresholdModerate, Audit: tc.log})
+			c := gate.Call{ID: "c", Name: "bash", Args: json.RawMessage(`{"command":"git status --short"}`)}
+			for b.Loop() {
+				if _, err := g.Run(context.Background(), c, noop{}, tool.Env{Workdir: dir}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("policy-only", func(b *testing.B) {
+		p, _ := policy.Compile(nil, nil)
+		for b.Loop() {
+			p.Check("git status --short")
+		}
+	})
+}
