@@ -170,8 +170,10 @@ func TestSandboxEscapes(t *testing.T) {
 			victim: func(w *world) string { return filepath.Join(w.outside, "through.txt") },
 		},
 		{
-			name:   "create a protected file that does not exist yet, outside",
-			line:   func(w *world) string { return "mkdir -p " + filepath.Join(w.home, ".ssh") + " && echo key > " + filepath.Join(w.home, ".ssh", "id_ed25519") },
+			name: "create a protected file that does not exist yet, outside",
+			line: func(w *world) string {
+				return "mkdir -p " + filepath.Join(w.home, ".ssh") + " && echo key > " + filepath.Join(w.home, ".ssh", "id_ed25519")
+			},
 			victim: func(w *world) string { return filepath.Join(w.home, ".ssh", "id_ed25519") },
 		},
 		{
@@ -363,7 +365,9 @@ func TestApprovalScopes(t *testing.T) {
 		}
 	})
 	t.Run("print mode without --yes refuses and the model is told", func(t *testing.T) {
-		w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Deny{Reason: "print mode runs mutating and command tools only with --yes"} })
+		w := newWorld(t, func(o *gate.Options) {
+			o.Approver = gate.Deny{Reason: "print mode runs mutating and command tools only with --yes"}
+		})
 		res := w.run(t, "n", builtin.Bash(), bashArgs("touch x"))
 		if !strings.HasPrefix(res.Content, "error: command not approved: touch x") {
 			t.Errorf("got %q", res.Content)
