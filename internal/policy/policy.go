@@ -25,6 +25,28 @@ type Policy struct {
 type rule struct {
 	pattern string
 	re      *regexp.Regexp
+	// need lists substrings one of which any match must contain; a string
+	// holding none of them is not searched. Empty: always search.
+	need []string
+}
+
+// match runs the rule's pattern, skipping strings that cannot match: most
+// commands contain none of the defaults' key words, and a substring test
+// is far cheaper than the pattern.
+func (r rule) match(s string) bool {
+	if len(r.need) > 0 {
+		found := false
+		for _, n := range r.need {
+			if strings.Contains(s, n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return r.re.MatchString(s)
 }
 
 // Decision is the outcome of Check.
@@ -76,6 +98,39 @@ var wispSubcommands = []string{"classify", "logs", "tools", "trust", "approvals"
 // Defaults returns the deny patterns that every policy has. A user's
 // configuration adds to them and cannot remove them.
 func Defaults() []string {
+	var out []string
+	for _, d := range defaultRules() {
+		out = append(out, d.pattern)
+	}
+	return out
+}
+
+// defaultRules are the default deny patterns, each with the words one of
+// which a match must contain.
+func defaultRules() []rule {
+	p := defaultPatterns()
+	need := [][]string{
+		{"su", "doas", "pkexec", "run0"},
+		{"rm"},
+		{"|"},
+		{"<("},
+		{"mk"},
+		{"dd"},
+		{"wisp"},
+		{"wisp"},
+		{"wisp"},
+	}
+	out := make([]rule, len(p))
+	for i := range p {
+		out[i] = rule{pattern: p[i], re: regexp.MustCompile(p[i])}
+		if i < len(need) {
+			out[i].need = need[i]
+		}
+	}
+	return out
+}
+
+func defaultPatterns() []string {
 	return []string{
 		// Privilege escalation.
 		cmdStart + dir + `(?:sudo|su|doas|pkexec|run0)` + end,
@@ -103,22 +158,20 @@ func Defaults() []string {
 // the defaults. A pattern that does not compile is a *PatternError.
 func Compile(deny, allow []string) (*Policy, error) {
 	p := &Policy{}
-	for _, d := range Defaults() {
-		p.deny = append(p.deny, rule{d, regexp.MustCompile(d)})
-	}
+	p.deny = append(p.deny, defaultRules()...)
 	for i, d := range deny {
 		re, err := regexp.Compile(d)
 		if err != nil {
 			return nil, &PatternError{Key: "commandPolicy.deny", Index: i, Pattern: d, Err: err}
 		}
-		p.deny = append(p.deny, rule{d, re})
+		p.deny = append(p.deny, rule{pattern: d, re: re})
 	}
 	for i, a := range allow {
 		re, err := regexp.Compile(a)
 		if err != nil {
 			return nil, &PatternError{Key: "commandPolicy.allow", Index: i, Pattern: a, Err: err}
 		}
-		p.allow = append(p.allow, rule{a, re})
+		p.allow = append(p.allow, rule{pattern: a, re: re})
 	}
 	return p, nil
 }
@@ -148,12 +201,12 @@ func (p *Policy) Allow() []string {
 func (p *Policy) Check(line string) Decision {
 	cmds, perr := shell.ParseCommands(line)
 	for _, r := range p.deny {
-		if r.re.MatchString(line) {
+		if r.match(line) {
 			return Decision{Rule: r.pattern}
 		}
 		for _, c := range cmds {
 			for _, f := range c.Forms {
-				if r.re.MatchString(f) {
+				if r.match(f) {
 					return Decision{Rule: r.pattern, Command: c.Text}
 				}
 			}
@@ -185,7 +238,7 @@ func (p *Policy) Check(line string) Decision {
 
 func (p *Policy) allowed(s string) bool {
 	for _, r := range p.allow {
-		if r.re.MatchString(s) {
+		if r.match(s) {
 			return true
 		}
 	}

@@ -92,8 +92,9 @@ type CommandLiner interface {
 
 // Registry holds the tools of a session by name.
 type Registry struct {
-	tools map[string]Tool
-	order []string
+	tools    map[string]Tool
+	order    []string
+	guidance map[string]string
 }
 
 // NewRegistry builds a registry of the given tools; later names replace earlier.
@@ -142,9 +143,30 @@ func (r *Registry) Subset(names []string) *Registry {
 	for _, n := range r.order {
 		if keep[n] {
 			s.Add(r.tools[n])
+			if g, ok := r.guidance[n]; ok {
+				if s.guidance == nil {
+					s.guidance = map[string]string{}
+				}
+				s.guidance[n] = g
+			}
 		}
 	}
 	return s
+}
+
+// Remove drops a tool.
+func (r *Registry) Remove(name string) {
+	if _, ok := r.tools[name]; !ok {
+		return
+	}
+	delete(r.tools, name)
+	delete(r.guidance, name)
+	for i, n := range r.order {
+		if n == name {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
 }
 
 // SortedNames lists the names alphabetically.
