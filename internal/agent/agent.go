@@ -84,7 +84,10 @@ func (a *Agent) Run(ctx context.Context, prompt string) (chat.Message, error) {
 }
 
 func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, error) {
+	// A cancelled turn may have left a prompt without an answer or a call
+	// without a result; both wire formats want a well-formed conversation.
 	a.push(user)
+	a.messages = Repair(a.messages)
 	rounds := 0
 	specs := a.toolSpecs()
 	for {

@@ -125,7 +125,7 @@ func TestLoop(t *testing.T) {
 			maxIters:    -1,
 			approver:    gate.Deny{Reason: "print mode"},
 			wantFinal:   "ok",
-			wantResults: []string{"error: tool call not approved: print mode"},
+			wantResults: []string{"error: change not approved: print mode"},
 		},
 		{
 			name:        "mutating call approved",
@@ -237,6 +237,20 @@ func TestCancelStopsTheRun(t *testing.T) {
 	last := msgs[len(msgs)-1]
 	if last.Role != chat.User || last.Content[0].Type != chat.ToolResult || !last.Content[0].IsError {
 		t.Errorf("the cancelled call must still get an error result, got %+v", last)
+	}
+}
+
+// A prompt left unanswered by a cancelled turn is merged with the next
+// one, so the provider never sees two user messages in a row.
+func TestUnansweredPromptIsMerged(t *testing.T) {
+	p := &scripted{turns: []chat.Message{answer(text("ok"))}}
+	a := New(Options{Provider: p, MaxToolIterations: -1}, []chat.Message{chat.UserText("first, cancelled")})
+	if _, err := a.Run(context.Background(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	sent := p.seen[0]
+	if len(sent) != 1 || len(sent[0].Content) != 2 {
+		t.Fatalf("sent %+v, want one user message holding both prompts", sent)
 	}
 }
 

@@ -134,23 +134,12 @@ func (b *BashTool) Close() {
 }
 
 func (b *BashTool) run(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
-	if !c.timeoutGiven && env.CommandTimeout > 0 {
-		c.timeout = env.CommandTimeout
+	timeout := c.timeout
+	if !c.timeoutGiven {
+		// RunLine applies the configured commandTimeoutSeconds, then the default.
+		timeout = 0
 	}
-	o, err := proc.Run(ctx, bashCommand(env, c.command), proc.Options{Timeout: c.timeout, Dir: env.TempDir, Bound: bashBound(env)})
-	if err != nil {
-		return tool.Errorf("could not run the command: %v", err)
-	}
-	var w strings.Builder
-	writeBashExit(&w, o)
-	switch o.State {
-	case proc.TimedOut:
-		fmt.Fprintf(&w, "timed_out: after %s the process group was ended\n", bashSeconds(c.timeout))
-	case proc.Killed:
-		w.WriteString("canceled: the process group was ended\n")
-	}
-	writeBashStreams(&w, o, "(no output)")
-	return tool.Result{Content: w.String(), IsError: o.State != proc.Exited, Command: commandOutcome(o)}
+	return RunLine(ctx, env, c.command, env.Workdir, timeout)
 }
 
 // bashBound is the gate's output bound for this session.
