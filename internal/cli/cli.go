@@ -86,6 +86,11 @@ Usage:
                                  read the audit log
   wisp approvals list|revoke ID|clear
                                  remembered approvals
+  wisp tools [--json|--markdown] the tools a session gets
+  wisp trust status|allow|revoke|forget [PATH]
+                                 whether a project's own files are read
+  wisp skills                    the skills a session gets
+  wisp config                    the effective configuration and its sources
 
 Flags:
 `
@@ -100,6 +105,12 @@ func run(ctx context.Context, args []string, sys IO) error {
 			return cmdLogs(ctx, args[1:], sys)
 		case "approvals":
 			return cmdApprovals(args[1:], sys)
+		case "tools":
+			return cmdTools(ctx, args[1:], sys)
+		case "trust":
+			return cmdTrust(args[1:], sys)
+		case "skills":
+			return cmdSkills(ctx, args[1:], sys)
 		}
 	}
 	o, err := parseFlags(args)
@@ -118,6 +129,8 @@ func run(ctx context.Context, args []string, sys IO) error {
 		switch o.Args[0] {
 		case "sessions":
 			return cmdSessions(o, sys)
+		case "config":
+			return cmdConfig(ctx, o, sys)
 
 		case "version":
 			fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)

@@ -1,11 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/trust"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,15 +20,7 @@ import (
 // cancels the running turn; Ctrl-C twice in a row quits.
 func (rt *runtime) interactive(ctx context.Context, first string) error {
 	out, errw := rt.sys.Stdout, rt.sys.Stderr
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(rt.sys.Stdin)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := rt.lines
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT)
 	defer signal.Stop(sigs)
@@ -87,8 +81,17 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 			}
 		}
 		interrupts = 0
-		if pending == "/exit" || pending == "/quit" {
+		switch pending {
+		case "/exit", "/quit":
 			return nil
+		case "/init":
+			fmt.Fprintln(out, rt.initAgentsMD())
+			pending = ""
+			continue
+		case "/help":
+			fmt.Fprintln(out, "/init writes a starter AGENTS.md · /exit leaves · Ctrl-C cancels a turn, twice quits")
+			pending = ""
+			continue
 		}
 		if err := rt.turn(ctx, pending, sigs); err != nil {
 			return err
@@ -131,4 +134,30 @@ func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signa
 			cancel()
 		}
 	}
+}
+
+// initAgentsMD writes a starter AGENTS.md at the project root, never over
+// an existing one.
+func (rt *runtime) initAgentsMD() string {
+	root := rt.project.root
+	path := filepath.Join(root, "AGENTS.md")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Sprintf("%s already exists; edit it to change what wisp is told about this project", path)
+	}
+	if err != nil {
+		return fmt.Sprintf("could not write %s: %v", path, err)
+	}
+	_, err = f.WriteString(trust.StarterAgentsMD(root))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Sprintf("could not write %s: %v", path, err)
+	}
+	note := ""
+	if !rt.project.decision.Trusted {
+		note = " (this project is not trusted, so wisp will not read it until you run: wisp trust allow)"
+	}
+	return fmt.Sprintf("wrote %s: fill it in; wisp reads it at the start of every session%s", path, note)
 }

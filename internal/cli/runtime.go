@@ -1,12 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/approval"
@@ -14,7 +14,6 @@ import (
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
-	"github.com/wisp-agent/wisp/internal/prompt"
 	"github.com/wisp-agent/wisp/internal/session"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
@@ -36,10 +35,28 @@ type runtime struct {
 	approver gate.Approver
 	closers  []func()
 	endNote  string
+	project  *project
+	toolset  *toolSet
+	// lines carries what the person types (interactive runs only).
+	lines <-chan string
 }
 
 // toolAliases maps the names custom-tools.md uses to the built-ins.
 var toolAliases = map[string]string{"run_command": "bash", "read_file": "read", "edit_file": "edit"}
+
+// readLines delivers the lines a person types, until stdin closes.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
 
 // allBuiltins builds one session's built-in tools, in the order the model
 // sees them.
@@ -56,24 +73,33 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range cfg.warns {
-		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
+	rt := &runtime{opts: o, sys: sys, cfg: cfg}
+	if interactive {
+		rt.lines = readLines(sys.Stdin)
 	}
-	choice, err := chooseProvider(o, cfg.settings, sys.Getenv, cfg.paths.Pretty(cfg.paths.SettingsFile()))
+	rt.project, err = loadProject(ctx, cfg, sys, rt.lines, sys.Stdout)
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{opts: o, sys: sys, cfg: cfg, choice: choice}
-
-	rt.bash = builtin.Bash()
+	cfg.settings = mergeProject(cfg.settings, rt.project.settings)
+	rt.toolset, err = buildTools(cfg, rt.project, sys.Stderr, rt)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range append(append(cfg.warns, rt.project.warns...), rt.toolset.warns...) {
+		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
+	}
+	rt.choice, err = chooseProvider(o, cfg.settings, sys.Getenv, cfg.paths.Pretty(cfg.paths.SettingsFile()))
+	if err != nil {
+		return nil, err
+	}
+	rt.bash = rt.toolset.bash
 	rt.closers = append(rt.closers, rt.bash.Close)
-	all := tool.NewRegistry(allBuiltins(rt.bash, sys.Stderr, rt)...)
-	exposed, err := exposedTools(o, all, interactive)
+	rt.tools, err = exposedTools(o, rt.toolset.all, interactive)
 	if err != nil {
 		rt.Close()
 		return nil, err
 	}
-	rt.tools = exposed
 
 	// The session is opened before the provider so that a bad --resume is
 	// a usage error, reported before anything starts.
@@ -91,7 +117,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 	}
 	rt.closers = append(rt.closers, func() { _ = rt.parts.log.Close() })
 
-	prov, closeProv, err := openProvider(choice, sys.Getenv)
+	prov, closeProv, err := openProvider(rt.choice, sys.Getenv)
 	if err != nil {
 		rt.Close()
 		return nil, err
@@ -133,15 +159,13 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 	} else if o.Mode == "json" {
 		mode = "json"
 	}
-	rt.gate.Audit(0, "", audit.SessionStart{Cwd: sys.Workdir, Provider: choice.Name, Model: choice.Model, Mode: mode, Sandbox: rt.parts.sandboxNote})
+	rt.gate.Audit(0, "", audit.SessionStart{Cwd: sys.Workdir, Provider: rt.choice.Name, Model: rt.choice.Model, Mode: mode, Sandbox: rt.parts.sandboxNote, Trusted: rt.project.decision.Trusted})
 
 	rt.agent = agent.New(agent.Options{
-		Provider:  prov,
-		Model:     choice.Model,
-		MaxTokens: cfg.settings.MaxTokens,
-		System: prompt.Build(prompt.Options{
-			Workdir: sys.Workdir, Now: time.Now(), Tools: rt.tools.Names(),
-		}),
+		Provider:          prov,
+		Model:             rt.choice.Model,
+		MaxTokens:         cfg.settings.MaxTokens,
+		System:            systemPrompt(sys, rt.tools, rt.project),
 		Tools:             rt.tools,
 		Gate:              rt.gate,
 		Env:               tool.Env{Workdir: sys.Workdir, TempDir: tmp, Interactive: interactive && sys.StderrTTY},

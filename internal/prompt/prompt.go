@@ -20,6 +20,12 @@ type Options struct {
 	Now     time.Time
 	// Tools are the names of the tools exposed for this run.
 	Tools []string
+	// Guidance is the prompt metadata of exposed extension tools.
+	Guidance []string
+	// Context is the rendered context files (AGENTS.md …).
+	Context string
+	// Skills is the skill catalogue (names and descriptions).
+	Skills string
 }
 
 // Build returns the system prompt.
@@ -30,6 +36,18 @@ func Build(o Options) string {
 		o.Workdir, runtime.GOOS, runtime.GOARCH, o.Now.Format("2006-01-02 (Monday)"))
 	if len(o.Tools) == 0 {
 		b.WriteString("No tools are available in this run: answer from the conversation alone.\n")
+	}
+	if len(o.Guidance) > 0 {
+		b.WriteString("\nTool guidance:\n")
+		for _, g := range o.Guidance {
+			b.WriteString("- " + g + "\n")
+		}
+	}
+	if s := strings.TrimSpace(o.Skills); s != "" {
+		b.WriteString("\n" + s + "\n")
+	}
+	if c := strings.TrimSpace(o.Context); c != "" {
+		b.WriteString("\nProject instructions (from context files; the user's requests take precedence):\n\n" + c + "\n")
 	}
 	return b.String()
 }

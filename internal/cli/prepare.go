@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/prompt"
+	"github.com/wisp-agent/wisp/internal/skills"
+	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/custom"
+	"github.com/wisp-agent/wisp/internal/trust"
+	"github.com/wisp-agent/wisp/internal/workspace"
+)
+
+// project is what wisp knows about the folder it runs in: whether it is
+// trusted, and what a trusted project adds (settings, context, skills).
+type project struct {
+	root     string
+	decision trust.Decision
+	settings config.Settings
+	context  trust.Context
+	skills   skills.Catalog
+	warns    []string
+}
+
+// decideTrust settles whether the project's own files may be read. Only
+// an interactive run asks; every other run treats an undecided project
+// as untrusted. lines is nil when nobody can answer.
+func decideTrust(ctx context.Context, cfg *loaded, sys IO, lines <-chan string, out io.Writer) (string, trust.Decision, []string) {
+	var warns []string
+	root := trust.ProjectRoot(sys.Workdir)
+	path, warn := trust.Locate(cfg.paths.Home, sys.Getenv("WISP_TRUST_FILE"))
+	if warn != "" {
+		warns = append(warns, warn)
+	}
+	store, err := trust.Open(path)
+	if err != nil {
+		warns = append(warns, err.Error())
+		store = nil
+	}
+	d, warn := trust.Decide(sys.Getenv("WISP_TRUST"), store, root)
+	if warn != "" {
+		warns = append(warns, warn)
+	}
+	d, err = trust.Settle(ctx, d, store, root, lines, out)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	return root, d, warns
+}
+
+// loadProject reads what a trusted project adds. Untrusted projects stay
+// fully usable: wisp just ignores their files.
+func loadProject(ctx context.Context, cfg *loaded, sys IO, lines <-chan string, out io.Writer) (*project, error) {
+	p := &project{}
+	p.root, p.decision, p.warns = decideTrust(ctx, cfg, sys, lines, out)
+	protect := workspace.NewProtection(cfg.paths.UserHome, cfg.settings.ProtectedPaths, cfg.paths.Home)
+	if p.decision.Trusted {
+		s, warns, err := config.LoadProject(cfg.paths, p.root)
+		p.warns = append(p.warns, warns...)
+		if err != nil {
+			return nil, err
+		}
+		p.settings = s
+	}
+	p.context = trust.LoadContext(trust.ContextOptions{
+		WispHome: cfg.paths.Home, Root: p.root, Cwd: sys.Workdir, Trusted: p.decision.Trusted, Protected: protect.Match,
+	})
+	p.warns = append(p.warns, p.context.Warnings...)
+	cat, warns := skills.Discover(skills.Options{
+		Project: p.root, Trusted: p.decision.Trusted, Home: cfg.paths.UserHome, WispHome: cfg.paths.Home, Protected: protect.Match,
+	})
+	p.skills = cat
+	p.warns = append(p.warns, warns...)
+	return p, nil
+}
+
+// builtinNames are the names a custom tool may not take: the built-ins,
+// their aliases, and tools wisp adds on its own.
+func builtinNames(all *tool.Registry) []string {
+	names := all.Names()
+	for alias := range toolAliases {
+		names = append(names, alias)
+	}
+	return append(names, "skill", "spawn_wisps")
+}
+
+// toolSet is every tool a session gets, before print mode narrows what is
+// exposed: the built-ins the user did not disable, the skill tool when
+// there are skills, then the user's custom tools.
+type toolSet struct {
+	all     *tool.Registry
+	sources map[string]string
+	bash    *builtin.BashTool
+	warns   []string
+}
+
+func buildTools(cfg *loaded, p *project, stderr io.Writer, insp builtin.InspectSource) (*toolSet, error) {
+	ts := &toolSet{bash: builtin.Bash(), sources: map[string]string{}}
+	all := tool.NewRegistry(allBuiltins(ts.bash, stderr, insp)...)
+	if p != nil && len(p.skills.Skills) > 0 {
+		all.Add(builtin.Skill(&p.skills))
+	}
+	for _, n := range all.Names() {
+		ts.sources[n] = "built-in"
+	}
+	for _, name := range cfg.file.Tools.Disabled {
+		canon := name
+		if a, ok := toolAliases[name]; ok {
+			canon = a
+		}
+		if _, ok := all.Get(canon); !ok {
+			ts.warns = append(ts.warns, fmt.Sprintf("%s: tools.disabled: unknown tool %q ignored", cfg.paths.Pretty(cfg.paths.ConfigFile()), name))
+			continue
+		}
+		all.Remove(canon)
+	}
+	customs, err := custom.Parse(cfg.file.Tools.Custom, builtinNames(all), custom.Options{Home: cfg.paths.UserHome})
+	if err != nil {
+		var de *custom.DefinitionError
+		if errors.As(err, &de) || err != nil {
+			return nil, &config.MalformedError{File: cfg.paths.Pretty(cfg.paths.ConfigFile()), What: err.Error()}
+		}
+	}
+	for _, c := range customs {
+		all.Add(c)
+		ts.sources[c.Name()] = "custom"
+	}
+	ts.all = all
+	return ts, nil
+}
+
+// describe gives `wisp tools` the limits and example of any tool.
+func (ts *toolSet) describe(name string) ([]string, string) {
+	t, ok := ts.all.Get(name)
+	if c, isCustom := t.(*custom.Tool); ok && isCustom {
+		l := c.Limits()
+		var limits []string
+		if l.Timeout > 0 {
+			limits = append(limits, fmt.Sprintf("timeout %s", l.Timeout))
+		} else {
+			limits = append(limits, "timeout: commandTimeoutSeconds")
+		}
+		if l.WorkingDirectory != "" {
+			limits = append(limits, "runs in "+l.WorkingDirectory)
+		}
+		limits = append(limits, "runs `"+l.Command+"` through the gate: policy, classifier, approval, sandbox, output bound")
+		return limits, l.Example
+	}
+	return builtin.Describe(name)
+}
+
+// systemPrompt builds the system prompt for the exposed tools, with the
+// project's context files and skill catalogue when trusted.
+func systemPrompt(sys IO, exposed *tool.Registry, p *project) string {
+	o := prompt.Options{Workdir: sys.Workdir, Now: time.Now(), Tools: exposed.Names(), Guidance: exposed.Guidance()}
+	if p != nil {
+		o.Context = p.context.Render()
+		if _, ok := exposed.Get("skill"); ok {
+			o.Skills = p.skills.Prompt()
+		}
+	}
+	return prompt.Build(o)
+}
