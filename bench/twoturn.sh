@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/wisp" ./cmd/wisp
+# Static build, as the README installs it (see docs/performance.md).
+CGO_ENABLED=${CGO_ENABLED:-0} go build -o "$out/wisp" ./cmd/wisp
 go build -o "$out/twoturn" ./bench/twoturn
 "$out/twoturn" -wisp "$out/wisp" -n "${RUNS:-20}"

@@ -281,9 +281,11 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		return []chat.Message{answer(text("thinking "), call("a", "look", `{"x":1}`)), answer(text("done"))}
 	}
 	b.Run("loop", func(b *testing.B) {
+		g := gate.New(gate.Options{})
+		tools := tool.NewRegistry(&echoTool{name: "look", class: tool.Read})
 		for b.Loop() {
 			p := &scripted{turns: turns()}
-			a := New(Options{Provider: p, Tools: tool.NewRegistry(&echoTool{name: "look", class: tool.Read}), MaxToolIterations: -1, Sink: func(event.Event) {}}, nil)
+			a := New(Options{Provider: p, Tools: tools, Gate: g, MaxToolIterations: -1, Sink: func(event.Event) {}}, nil)
 			if _, err := a.Run(context.Background(), "go"); err != nil {
 				b.Fatal(err)
 			}
