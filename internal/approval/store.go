@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/durable"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -508,37 +509,7 @@ func (s *Store) writeLocked(entries []Entry) error {
 		return fmt.Errorf("encode approvals: %w", err)
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(s.path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		_ = os.Remove(tmp.Name())
-		done = true
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	done = true
-	return nil
+	return durable.WriteFile(s.path, data)
 }
 
 // newIDLocked picks an id no live entry has, in memory or in file.

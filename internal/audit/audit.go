@@ -11,11 +11,11 @@
 package audit
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/durable"
 	"os"
 	"path/filepath"
 	"sync"
@@ -256,7 +256,7 @@ func (l *Log) append(line []byte) error {
 	// When the file ends where this process's last line did, that line
 	// was whole; only a file someone else wrote needs its tail checked.
 	if size > 0 && size != l.end {
-		if size, err = cutTornTail(l.f, size); err != nil {
+		if size, err = durable.CutTornTail(l.f, size); err != nil {
 			return err
 		}
 	}
@@ -352,37 +352,6 @@ func tighten(dir string, perm os.FileMode) error {
 		}
 	}
 	return nil
-}
-
-// cutTornTail truncates f after its last newline when it does not end in
-// one, and returns the resulting size. Only a writer that died mid-line
-// leaves such a tail, since every writer holds the lock while it writes.
-func cutTornTail(f *os.File, size int64) (int64, error) {
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return 0, fmt.Errorf("read tail: %w", err)
-	}
-	if last[0] == '\n' {
-		return size, nil
-	}
-	buf := make([]byte, 64<<10)
-	end, keep := size, int64(0)
-	for end > 0 {
-		start := max(end-int64(len(buf)), 0)
-		chunk := buf[:end-start]
-		if _, err := f.ReadAt(chunk, start); err != nil {
-			return 0, fmt.Errorf("read tail: %w", err)
-		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			keep = start + int64(i) + 1
-			break
-		}
-		end = start
-	}
-	if err := f.Truncate(keep); err != nil {
-		return 0, fmt.Errorf("cut torn tail: %w", err)
-	}
-	return keep, nil
 }
 
 func flock(f *os.File, how int) error {

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/wisp-agent/wisp/internal/durable"
 	"os"
 	"path/filepath"
 	"sync"
@@ -225,35 +225,7 @@ func cutTornTail(f *os.File) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("stat: %w", err)
 	}
-	size := fi.Size()
-	if size == 0 {
-		return 0, nil
-	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return 0, fmt.Errorf("read tail: %w", err)
-	}
-	if last[0] == '\n' {
-		return size, nil
-	}
-	buf := make([]byte, 64<<10)
-	cut := int64(0)
-	for end := size; end > 0; {
-		start := max(end-int64(len(buf)), 0)
-		chunk := buf[:end-start]
-		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
-			return 0, fmt.Errorf("read tail: %w", err)
-		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			cut = start + int64(i) + 1
-			break
-		}
-		end = start
-	}
-	if err := f.Truncate(cut); err != nil {
-		return 0, fmt.Errorf("cut torn tail: %w", err)
-	}
-	return cut, nil
+	return durable.CutTornTail(f, fi.Size())
 }
 
 // encode renders a record as one line. HTML escaping is off: transcripts

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/durable"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -227,28 +228,8 @@ func (s *Store) update(change func(*storeFile) bool) (err error) {
 	if err != nil {
 		return fmt.Errorf("encode trust store: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".trust-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write trust store %s: %w", s.path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err == nil {
-		if _, err = tmp.Write(append(data, '\n')); err == nil {
-			err = tmp.Sync()
-		}
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write trust store %s: %w", s.path, err)
-	}
-	if err = os.Rename(tmp.Name(), s.path); err != nil {
-		return fmt.Errorf("write trust store %s: %w", s.path, err)
+	if err := durable.WriteFile(s.path, append(data, '\n')); err != nil {
+		return fmt.Errorf("trust store: %w", err)
 	}
 	return nil
 }
