@@ -124,7 +124,22 @@ func cmdApprovals(args []string, sys IO) error {
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %v\n", err)
 	}
+	var before []approval.Entry
+	if store != nil {
+		before, _ = store.List()
+	}
 	err = approval.Command(args, sys.Stdout, sys.Stderr, store)
+	if err == nil && store != nil && len(args) > 0 && (args[0] == "revoke" || args[0] == "clear") {
+		after, _ := store.List()
+		key := "approvals"
+		if args[0] == "revoke" && len(args) > 1 {
+			key = "approval " + args[1]
+		}
+		auditConfigChange(cfg, sys, audit.ConfigChange{
+			File: cfg.paths.Pretty(store.Path()), Key: key,
+			Old: fmt.Sprintf("%d entries", len(before)), New: fmt.Sprintf("%d entries", len(after)),
+		})
+	}
 	var ue *approval.UsageError
 	if errors.As(err, &ue) {
 		return usagef("%s", ue.Msg)

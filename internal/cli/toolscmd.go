@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/audit"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -84,7 +86,19 @@ func cmdTrust(args []string, sys IO) error {
 	if err != nil {
 		return err
 	}
+	target := sys.Workdir
+	if len(args) > 1 {
+		target = args[1]
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(sys.Workdir, target)
+		}
+	}
+	root := trust.ProjectRoot(target)
+	before, _ := store.Status(root)
 	err = trust.Command(args, sys.Stdout, sys.Stderr, store, sys.Getenv("WISP_TRUST"), sys.Workdir)
+	if after, serr := store.Status(root); err == nil && serr == nil && after != before {
+		auditConfigChange(cfg, sys, audit.ConfigChange{File: cfg.paths.Pretty(path), Key: root, Old: string(before), New: string(after)})
+	}
 	var ue *trust.UsageError
 	if errors.As(err, &ue) {
 		return usagef("%s", ue.Msg)
@@ -132,4 +146,18 @@ func cmdConfig(ctx context.Context, o Options, sys IO) error {
 	list := effectiveSettings(o, cfg, p.settings, cfg.paths.Pretty(strings.TrimSuffix(p.root, "/")+"/.wisp/settings.json"), sys.Getenv)
 	trustLine := setting{key: "project trust", value: string(p.decision.Status), source: first(p.decision.Source, "none") + " (" + p.root + ")"}
 	return printSettings(sys, append([]setting{trustLine}, list...))
+}
+
+// auditConfigChange records a change a wisp command made to one of the
+// user's files.
+func auditConfigChange(cfg *loaded, sys IO, d audit.ConfigChange) {
+	log, err := audit.Open(audit.Dir(cfg.paths.Home), audit.Options{Version: Version})
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
+		return
+	}
+	defer log.Close()
+	if err := log.Write(audit.Entry{Details: d}); err != nil {
+		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
+	}
 }
