@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/tool"
 )
 
 // Version is the wisp version, set at build time with -ldflags.
@@ -37,6 +38,15 @@ type IO struct {
 	Workdir                        string
 	// Self is the path of the wisp binary (for re-executing helpers).
 	Self string
+	// Extensions are tools an embedding program registered (package sdk).
+	Extensions []Extension
+}
+
+// Extension is a tool registered by an embedding program, with its
+// optional prompt guidance.
+type Extension struct {
+	Tool tool.Tool
+	Meta *tool.PromptMetadata
 }
 
 // Main runs wisp and returns its exit code.

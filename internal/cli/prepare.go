@@ -100,7 +100,7 @@ type toolSet struct {
 	warns   []string
 }
 
-func buildTools(cfg *loaded, p *project, stderr io.Writer, insp builtin.InspectSource) (*toolSet, error) {
+func buildTools(cfg *loaded, p *project, exts []Extension, stderr io.Writer, insp builtin.InspectSource) (*toolSet, error) {
 	ts := &toolSet{bash: builtin.Bash(), sources: map[string]string{}}
 	all := tool.NewRegistry(allBuiltins(ts.bash, stderr, insp)...)
 	if p != nil && len(p.skills.Skills) > 0 {
@@ -119,6 +119,12 @@ func buildTools(cfg *loaded, p *project, stderr io.Writer, insp builtin.InspectS
 			continue
 		}
 		all.Remove(canon)
+	}
+	for _, e := range exts {
+		if err := all.Register(e.Tool, e.Meta); err != nil {
+			return nil, fmt.Errorf("extension: %w", err)
+		}
+		ts.sources[e.Tool.Spec().Name] = "extension"
 	}
 	customs, err := custom.Parse(cfg.file.Tools.Custom, builtinNames(all), custom.Options{Home: cfg.paths.UserHome})
 	if err != nil {

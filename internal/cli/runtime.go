@@ -82,7 +82,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 		return nil, err
 	}
 	cfg.settings = mergeProject(cfg.settings, rt.project.settings)
-	rt.toolset, err = buildTools(cfg, rt.project, sys.Stderr, rt)
+	rt.toolset, err = buildTools(cfg, rt.project, sys.Extensions, sys.Stderr, rt)
 	if err != nil {
 		return nil, err
 	}

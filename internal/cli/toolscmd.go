@@ -39,7 +39,7 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 	if err != nil {
 		return err
 	}
-	ts, err := buildTools(cfg, p, io.Discard, nil)
+	ts, err := buildTools(cfg, p, sys.Extensions, io.Discard, nil)
 	if err != nil {
 		return err
 	}
