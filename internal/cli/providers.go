@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/provider"
@@ -18,6 +19,12 @@ const (
 	defaultAnthropicModel = "claude-sonnet-5-5"
 	defaultOpenAIModel    = "gpt-5.5"
 )
+
+// defaultIdle is how long a provider may stay silent (no headers, no
+// stream bytes) before wisp gives up on the request and retries it:
+// long enough for a model that thinks quietly, short enough that a
+// stalled connection does not hang a run.
+const defaultIdle = 300 * time.Second
 
 // providerChoice is the resolved provider configuration.
 type providerChoice struct {
@@ -76,9 +83,12 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 
 // openProvider builds the provider; close releases what it started (the
 // fake provider's loopback server).
-func openProvider(c providerChoice, getenv config.Getenv) (p provider.Provider, closeFn func(), err error) {
+func openProvider(c providerChoice, getenv config.Getenv, idle time.Duration) (p provider.Provider, closeFn func(), err error) {
 	closeFn = func() {}
-	client := &http.Client{}
+	if idle <= 0 {
+		idle = defaultIdle
+	}
+	client := &http.Client{Transport: provider.IdleTransport(nil, idle)}
 	switch c.Name {
 	case "anthropic":
 		p = anthropic.New(anthropic.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client})

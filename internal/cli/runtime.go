@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/approval"
@@ -117,7 +118,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 	}
 	rt.closers = append(rt.closers, func() { _ = rt.parts.log.Close() })
 
-	prov, closeProv, err := openProvider(rt.choice, sys.Getenv)
+	prov, closeProv, err := openProvider(rt.choice, sys.Getenv, time.Duration(cfg.settings.IdleTimeoutSeconds)*time.Second)
 	if err != nil {
 		rt.Close()
 		return nil, err

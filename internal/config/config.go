@@ -25,6 +25,9 @@ type Settings struct {
 	OpenAIAPIKey    string `json:"openai_api_key"`
 	SessionDir      string `json:"session_dir"`
 	MaxTokens       int    `json:"max_tokens"`
+	// IdleTimeoutSeconds is how long a provider may stay silent before
+	// the request is retried (default 300).
+	IdleTimeoutSeconds int `json:"idle_timeout_seconds"`
 	// ProtectedPaths add to the built-in protected paths (user file only).
 	ProtectedPaths []string `json:"protected_paths"`
 	// MCPServers is read by the MCP client.

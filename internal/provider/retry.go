@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,7 +108,17 @@ func errorMessage(body []byte) string {
 // server errors, dropped connections and cut streams are retryable;
 // cancellation and client errors (bad request, auth, not found) are not.
 func Retryable(err error) (bool, time.Duration) {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false, 0
+	}
+	// An HTTP timeout (no response headers within the idle limit) also
+	// matches context.DeadlineExceeded; the caller's own deadline is
+	// checked by the retry loop before it asks.
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && urlErr.Timeout() {
+		return true, 0
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
 		return false, 0
 	}
 	var apiErr *APIError
@@ -115,7 +126,7 @@ func Retryable(err error) (bool, time.Duration) {
 		ok := apiErr.Status == http.StatusTooManyRequests || apiErr.Status >= 500
 		return ok, apiErr.RetryAfter
 	}
-	if errors.Is(err, ErrStreamCut) ||
+	if errors.Is(err, ErrStreamCut) || errors.Is(err, ErrIdle) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
