@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/gate/gatetest"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,110 +18,24 @@ import (
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/policy"
 	"github.com/wisp-agent/wisp/internal/sandbox"
-	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
-	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
-// TestMain lets the test binary serve as the sandbox helper, exactly as
-// the wisp binary does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		os.Exit(sandbox.Main(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { gatetest.Main(m) }
 
-// world is a workspace, a wisp home and a scratch folder outside both,
-// with a gate over them.
-type world struct {
-	work, home, wispHome, outside, tmp string
-	log                                *audit.Log
-	store                              *approval.Store
-	gate                               *gate.Gate
-}
+// world is the shared test world, with this file's shorthand.
+type world struct{ *gatetest.World }
 
 func newWorld(t *testing.T, mod func(*gate.Options)) *world {
-	t.Helper()
-	base := t.TempDir()
-	w := &world{
-		work:    filepath.Join(base, "work"),
-		home:    filepath.Join(base, "home"),
-		outside: filepath.Join(base, "outside"),
-		tmp:     filepath.Join(base, "tmp"),
-	}
-	w.wispHome = filepath.Join(w.home, ".wisp")
-	for _, d := range []string{w.work, w.wispHome, w.outside, w.tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("HOME", w.home)
-	t.Setenv("WISP_HOME", w.wispHome)
-	var err error
-	w.log, err = audit.Open(audit.Dir(w.wispHome), audit.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.log.Close() })
-	w.store, err = approval.Open(filepath.Join(w.wispHome, "approvals.json"), w.work, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, landlock := sandbox.Available()
-	opts := gate.Options{
-		Approver:   gate.Allow{},
-		Threshold:  approval.ThresholdModerate,
-		Approvals:  w.store,
-		Classifier: shell.NewCache(0),
-		ShellOptions: shell.Options{
-			Workdir: w.work, Home: w.home, TempDir: w.tmp,
-		},
-		Sandbox:        sandbox.Config{Enabled: true, Workdir: w.work, WispHome: w.wispHome, TempDir: w.tmp, AllowNetwork: true},
-		Self:           self,
-		Sandboxed:      landlock,
-		CommandTimeout: 10 * time.Second,
-		Protected:      workspace.NewProtection(w.home, nil, w.wispHome).Match,
-		Audit:          w.log,
-		Session:        "test-session",
-	}
-	if mod != nil {
-		mod(&opts)
-	}
-	w.gate = gate.New(opts)
-	return w
+	return &world{gatetest.New(t, mod)}
 }
 
 func (w *world) run(t *testing.T, id string, tl tool.Tool, args string) tool.Result {
-	t.Helper()
-	res, err := w.gate.Run(context.Background(), gate.Call{ID: id, Name: tl.Spec().Name, Args: json.RawMessage(args), Turn: 1},
-		tl, tool.Env{Workdir: w.work, TempDir: w.tmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return w.Run(t, id, tl, args)
 }
 
-// lines returns the audit lines of one call, by kind.
-func (w *world) lines(t *testing.T, call string) map[string][]audit.Line {
-	t.Helper()
-	all, err := audit.Read(audit.Dir(w.wispHome), audit.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]audit.Line{}
-	for _, l := range all {
-		if l.Call == call {
-			out[l.Kind] = append(out[l.Kind], l)
-		}
-	}
-	return out
-}
+func (w *world) lines(t *testing.T, call string) map[string][]audit.Line { return w.Kinds(t, call) }
 
 func outcome(t *testing.T, l audit.Line) audit.CommandOutcome {
 	t.Helper()
@@ -154,32 +69,32 @@ func TestSandboxEscapes(t *testing.T) {
 	}{
 		{
 			name:   "write outside the workspace",
-			line:   func(w *world) string { return "echo x > " + filepath.Join(w.outside, "escaped.txt") },
-			victim: func(w *world) string { return filepath.Join(w.outside, "escaped.txt") },
+			line:   func(w *world) string { return "echo x > " + filepath.Join(w.Outside, "escaped.txt") },
+			victim: func(w *world) string { return filepath.Join(w.Outside, "escaped.txt") },
 		},
 		{
 			name:   "write under the wisp home",
-			line:   func(w *world) string { return "echo '{}' > " + filepath.Join(w.wispHome, "approvals.json") },
-			victim: func(w *world) string { return filepath.Join(w.wispHome, "approvals.json") },
+			line:   func(w *world) string { return "echo '{}' > " + filepath.Join(w.WispHome, "approvals.json") },
+			victim: func(w *world) string { return filepath.Join(w.WispHome, "approvals.json") },
 		},
 		{
 			name: "write through a symlink that points out",
 			line: func(w *world) string {
-				return "ln -s " + w.outside + " link && echo x > link/through.txt"
+				return "ln -s " + w.Outside + " link && echo x > link/through.txt"
 			},
-			victim: func(w *world) string { return filepath.Join(w.outside, "through.txt") },
+			victim: func(w *world) string { return filepath.Join(w.Outside, "through.txt") },
 		},
 		{
 			name: "create a protected file that does not exist yet, outside",
 			line: func(w *world) string {
-				return "mkdir -p " + filepath.Join(w.home, ".ssh") + " && echo key > " + filepath.Join(w.home, ".ssh", "id_ed25519")
+				return "mkdir -p " + filepath.Join(w.Home, ".ssh") + " && echo key > " + filepath.Join(w.Home, ".ssh", "id_ed25519")
 			},
-			victim: func(w *world) string { return filepath.Join(w.home, ".ssh", "id_ed25519") },
+			victim: func(w *world) string { return filepath.Join(w.Home, ".ssh", "id_ed25519") },
 		},
 		{
 			name:   "append to a shell profile",
-			line:   func(w *world) string { return "echo 'export EVIL=1' >> " + filepath.Join(w.home, ".bashrc") },
-			victim: func(w *world) string { return filepath.Join(w.home, ".bashrc") },
+			line:   func(w *world) string { return "echo 'export EVIL=1' >> " + filepath.Join(w.Home, ".bashrc") },
+			victim: func(w *world) string { return filepath.Join(w.Home, ".bashrc") },
 		},
 	}
 	for i, tc := range tests {
@@ -252,7 +167,7 @@ func TestSandboxNetworkOff(t *testing.T) {
 // even for paths that do not exist yet; the model reads a plain error.
 func TestFileConfinement(t *testing.T) {
 	w := newWorld(t, nil)
-	if err := os.Symlink(w.outside, filepath.Join(w.work, "out")); err != nil {
+	if err := os.Symlink(w.Outside, filepath.Join(w.Work, "out")); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, args, want string }{
@@ -260,8 +175,8 @@ func TestFileConfinement(t *testing.T) {
 		{"new pem in a new folder", `{"path":"certs/new.pem","content":"x"}`, "error: protected path: certs/new.pem"},
 		{"git hook", `{"path":".git/hooks/pre-commit","content":"x"}`, "error: protected path"},
 		{"through a symlink out", `{"path":"out/x.txt","content":"x"}`, "error: path outside the workspace: out/x.txt"},
-		{"absolute outside", `{"path":"` + filepath.Join(w.outside, "y") + `","content":"x"}`, "error: path outside the workspace"},
-		{"wisp home", `{"path":"` + filepath.Join(w.wispHome, "config.json") + `","content":"{}"}`, "error: "},
+		{"absolute outside", `{"path":"` + filepath.Join(w.Outside, "y") + `","content":"x"}`, "error: path outside the workspace"},
+		{"wisp home", `{"path":"` + filepath.Join(w.WispHome, "config.json") + `","content":"{}"}`, "error: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,7 +186,7 @@ func TestFileConfinement(t *testing.T) {
 			}
 		})
 	}
-	entries, _ := os.ReadDir(w.outside)
+	entries, _ := os.ReadDir(w.Outside)
 	if len(entries) != 0 {
 		t.Errorf("files appeared outside the workspace: %v", entries)
 	}
@@ -314,8 +229,8 @@ func TestApprovalScopes(t *testing.T) {
 		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeAlways}}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
 		w.run(t, "d", builtin.Bash(), bashArgs("x=true; $x"))
-		if _, err := os.Stat(filepath.Join(w.wispHome, "approvals.json")); err == nil {
-			data, _ := os.ReadFile(filepath.Join(w.wispHome, "approvals.json"))
+		if _, err := os.Stat(filepath.Join(w.WispHome, "approvals.json")); err == nil {
+			data, _ := os.ReadFile(filepath.Join(w.WispHome, "approvals.json"))
 			if strings.Contains(string(data), "pattern") {
 				t.Errorf("a dangerous approval was persisted: %s", data)
 			}
@@ -329,7 +244,7 @@ func TestApprovalScopes(t *testing.T) {
 		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeProject}}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
 		w.run(t, "p", builtin.Bash(), bashArgs("touch made"))
-		data, err := os.ReadFile(filepath.Join(w.wispHome, "approvals.json"))
+		data, err := os.ReadFile(filepath.Join(w.WispHome, "approvals.json"))
 		if err != nil || !strings.Contains(string(data), `"touch"`) {
 			t.Errorf("project approval not persisted: %s %v", data, err)
 		}
@@ -344,7 +259,7 @@ func TestApprovalScopes(t *testing.T) {
 		if !strings.HasPrefix(res.Content, "error: command not approved: touch never") {
 			t.Errorf("got %q", res.Content)
 		}
-		if _, err := os.Stat(filepath.Join(w.work, "never")); err == nil {
+		if _, err := os.Stat(filepath.Join(w.Work, "never")); err == nil {
 			t.Error("the command ran")
 		}
 		if d := decided(t, w, "t"); d.Approved || d.By != "timeout" {
@@ -390,7 +305,7 @@ func TestApprovalScopes(t *testing.T) {
 			return gate.Answer{Allow: r.Pattern != "rm", Scope: approval.ScopeOnce}, nil
 		})
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
-		if err := os.WriteFile(filepath.Join(w.work, "keep"), nil, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(w.Work, "keep"), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		res := w.run(t, "r", builtin.Bash(), bashArgs("touch a && rm keep"))
@@ -398,7 +313,7 @@ func TestApprovalScopes(t *testing.T) {
 			t.Errorf("got %q", res.Content)
 		}
 		for _, f := range []string{"a", "keep"} {
-			_, err := os.Stat(filepath.Join(w.work, f))
+			_, err := os.Stat(filepath.Join(w.Work, f))
 			if (f == "a") != errors.Is(err, os.ErrNotExist) {
 				t.Errorf("%s: the line partly ran (%v)", f, err)
 			}

@@ -3,31 +3,22 @@ package custom_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/wisp-agent/wisp/internal/gate/gatetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/sandbox"
-	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/custom"
-	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
-// TestMain lets the test binary serve as the sandbox helper, exactly as
-// the wisp binary does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		os.Exit(sandbox.Main(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { gatetest.Main(m) }
 
 // recorder answers every question with allow (or deny) and keeps them.
 type recorder struct {
@@ -43,55 +34,20 @@ func (r *recorder) Approve(_ context.Context, req gate.Request) (gate.Answer, er
 	return gate.Answer{Allow: r.allow, Scope: approval.ScopeOnce, Reason: "test"}, nil
 }
 
-// world is a workspace and a wisp home with a real gate, sandbox and
-// audit log over them.
+// world is the shared gate test world with a recording approver.
 type world struct {
-	work, home, wispHome, tmp string
-	gate                      *gate.Gate
-	asker                     *recorder
+	*gatetest.World
+	asker *recorder
 }
 
 func newWorld(t *testing.T, allow bool) *world {
-	t.Helper()
-	base := t.TempDir()
-	w := &world{work: filepath.Join(base, "work"), home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp"), asker: &recorder{allow: allow}}
-	w.wispHome = filepath.Join(w.home, ".wisp")
-	for _, d := range []string{w.work, w.wispHome, w.tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("HOME", w.home)
-	t.Setenv("WISP_HOME", w.wispHome)
-	log, err := audit.Open(audit.Dir(w.wispHome), audit.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, landlock := sandbox.Available()
-	w.gate = gate.New(gate.Options{
-		Approver:       w.asker,
-		Threshold:      approval.ThresholdModerate,
-		Classifier:     shell.NewCache(0),
-		ShellOptions:   shell.Options{Workdir: w.work, Home: w.home, TempDir: w.tmp},
-		Sandbox:        sandbox.Config{Enabled: true, Workdir: w.work, WispHome: w.wispHome, TempDir: w.tmp},
-		Self:           self,
-		Sandboxed:      landlock,
-		CommandTimeout: 10 * time.Second,
-		Protected:      workspace.NewProtection(w.home, nil, w.wispHome).Match,
-		Audit:          log,
-		Session:        "test-session",
-	})
-	return w
+	asker := &recorder{allow: allow}
+	return &world{World: gatetest.New(t, func(o *gate.Options) { o.Approver = asker; o.Approvals = nil }), asker: asker}
 }
 
 func (w *world) tool(t *testing.T, config string) *custom.Tool {
 	t.Helper()
-	tools, err := custom.Parse(json.RawMessage(config), []string{"bash", "run_command"}, custom.Options{Home: w.home})
+	tools, err := custom.Parse(json.RawMessage(config), []string{"bash", "run_command"}, custom.Options{Home: w.Home})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,45 +55,14 @@ func (w *world) tool(t *testing.T, config string) *custom.Tool {
 }
 
 func (w *world) run(t *testing.T, id string, tl tool.Tool, args string) tool.Result {
-	t.Helper()
-	res, err := w.gate.Run(context.Background(), gate.Call{ID: id, Name: tl.Spec().Name, Args: json.RawMessage(args), Turn: 1},
-		tl, tool.Env{Workdir: w.work, TempDir: w.tmp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return w.Run(t, id, tl, args)
 }
 
-// lines returns one call's audit lines in the order they were written.
-func (w *world) lines(t *testing.T, call string) []audit.Line {
-	t.Helper()
-	all, err := audit.Read(audit.Dir(w.wispHome), audit.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []audit.Line
-	for _, l := range all {
-		if l.Call == call {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func (w *world) lines(t *testing.T, call string) []audit.Line { return w.Lines(t, call) }
 
 func decode[T audit.Details](t *testing.T, ls []audit.Line, kind string) T {
 	t.Helper()
-	for _, l := range ls {
-		if l.Kind == kind {
-			d, err := l.Decode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return d.(T)
-		}
-	}
-	t.Fatalf("no %s line", kind)
-	var zero T
-	return zero
+	return gatetest.Decode[T](t, ls, kind)
 }
 
 // kindsIn lists the kinds of ls that are among want, in order.
@@ -165,7 +90,7 @@ func TestGateRunsSubstitutedLine(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Content, "stdout:\nx; touch pwned\n") {
 		t.Fatalf("result:\n%s", res.Content)
 	}
-	if _, err := os.Stat(filepath.Join(w.work, "pwned")); err == nil {
+	if _, err := os.Stat(filepath.Join(w.Work, "pwned")); err == nil {
 		t.Fatal("the value ran touch")
 	}
 
@@ -202,7 +127,7 @@ func TestGateRunsSubstitutedLine(t *testing.T) {
 func TestGateAsksAboutSubstitutedLine(t *testing.T) {
 	w := newWorld(t, false)
 	rm := w.tool(t, `[{"name":"drop","description":"Deletes a file.","arguments":{"path":{"type":"string"}},"command":"rm -- {path}"}]`)
-	victim := filepath.Join(w.work, "keep me.txt")
+	victim := filepath.Join(w.Work, "keep me.txt")
 	if err := os.WriteFile(victim, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +157,7 @@ func TestGateBadValueRunsNothing(t *testing.T) {
 		t.Fatalf("result %q, want %q", res.Content, want)
 	}
 	for _, f := range []string{"ran", "pwned"} {
-		if _, err := os.Stat(filepath.Join(w.work, f)); err == nil {
+		if _, err := os.Stat(filepath.Join(w.Work, f)); err == nil {
 			t.Errorf("%s exists: the call ran", f)
 		}
 	}
