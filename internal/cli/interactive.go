@@ -41,6 +41,8 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 		case event.ToolResult:
 			if e.IsError {
 				fmt.Fprintf(out, "  ✗ %s\n", oneLine(e.Result, 200))
+			} else {
+				fmt.Fprintf(out, "  ↳ %s\n", resultSummary(e.Result))
 			}
 		case event.Retry:
 			fmt.Fprintf(errw, "wisp: %s; retry %d in %.1fs\n", oneLine(e.Error, 200), e.Attempt, float64(e.DelayMS)/1000)
@@ -160,4 +162,19 @@ func (rt *runtime) initAgentsMD() string {
 		note = " (this project is not trusted, so wisp will not read it until you run: wisp trust allow)"
 	}
 	return fmt.Sprintf("wrote %s: fill it in; wisp reads it at the start of every session%s", path, note)
+}
+
+// resultSummary is one line about a tool result for the person watching:
+// its first line and how long it is. The model gets the whole result.
+func resultSummary(r string) string {
+	r = strings.TrimRight(r, "\n")
+	if r == "" {
+		return "(empty)"
+	}
+	lines := strings.Count(r, "\n") + 1
+	head, _, _ := strings.Cut(r, "\n")
+	if lines == 1 {
+		return oneLine(head, 100)
+	}
+	return fmt.Sprintf("%s … (%d lines)", oneLine(head, 80), lines)
 }
