@@ -330,6 +330,9 @@ func (rt *runtime) Close() {
 // a time, with the remembered-answer scopes.
 func terminalApprover(lines <-chan string, out io.Writer) gate.Approver {
 	return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+		if r.Preview != "" {
+			fmt.Fprintf(out, "\n%s\n", printable(r.Preview))
+		}
 		ans, err := approval.Prompt(ctx, lines, out, approval.Request{
 			Tool: r.Tool, Line: r.Subject, Part: r.Part, Level: r.Level, Reasons: r.Reasons, Pattern: r.Pattern,
 		})
@@ -338,4 +341,22 @@ func terminalApprover(lines <-chan string, out io.Writer) gate.Approver {
 		}
 		return gate.Answer{Allow: ans.Allow, Scope: ans.Scope, Reason: ans.Reason}, nil
 	})
+}
+
+// printable keeps text from a model harmless on a terminal: control
+// characters other than newline and tab, and bidirectional overrides,
+// are shown as escapes.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

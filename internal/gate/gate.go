@@ -39,6 +39,9 @@ type Request struct {
 	Reasons []string
 	// Pattern is what a remembered answer will cover (`git push`).
 	Pattern string
+	// Preview shows what a file tool will write (the start of the new
+	// content, or each edit as -old/+new lines), for the person to read.
+	Preview string
 }
 
 // Answer is a person's decision.
@@ -187,9 +190,14 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 		}
 		// What was decided is on disk before the command starts.
 		cl.flush()
+		guard := snapshotGit(env.Workdir)
 		res, err = t.Run(ctx, &env, c.Args)
+		restored := guard.restore(env.Workdir)
+		if len(restored) > 0 {
+			res.Content += fmt.Sprintf("gate: restored %s: git runs hooks and parts of its config outside the sandbox, so commands may not change them\n", strings.Join(restored, ", "))
+		}
 		if err == nil && line != "" {
-			g.commandOutcome(cl, line, &res)
+			g.commandOutcome(cl, line, &res, restored)
 		}
 	}
 	if err != nil {
@@ -271,10 +279,10 @@ func partsToAsk(line string, v shell.Verdict) []shell.Part {
 
 // approveTool asks before a file-changing tool runs.
 func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec) (tool.Result, bool) {
-	subject := fmt.Sprintf("%s %s", spec.Name, clip(string(cl.c.Args), 400))
+	subject := fileSubject(spec.Name, cl.c.Args)
 	c := cl.c
 	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: subject, Level: shell.Moderate,
-		Reasons: []string{"changes files in the workspace"}, Pattern: approval.ToolPattern(spec.Name)}
+		Reasons: []string{"changes files in the workspace"}, Pattern: approval.ToolPattern(spec.Name), Preview: filePreview(c.Args)}
 	if !g.opts.Threshold.Asks(shell.Moderate) {
 		return tool.Result{}, true
 	}
@@ -344,17 +352,20 @@ func (g *Gate) decided(cl *callLog, spec tool.Spec, subject string, ok bool, rea
 
 // commandOutcome audits how a command ended and tells the model when the
 // sandbox refused a write, naming the path.
-func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result) {
+func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result, restored []string) {
 	o := res.Command
 	if o == nil {
 		return
 	}
 	refusal := ""
+	if len(restored) > 0 {
+		refusal = "restored " + strings.Join(restored, ", ")
+	}
 	if g.opts.Sandboxed && o.ExitCode != 0 {
 		cfg := g.opts.Sandbox
 		cfg.Enabled = true
 		if p, ok := sandbox.Refusal(cfg, o.StderrTail); ok {
-			refusal = p
+			refusal = strings.TrimPrefix(refusal+"; "+p, "; ")
 			res.Content += fmt.Sprintf("sandbox: the sandbox refused writing %s: commands may write only inside the workspace, $TMPDIR and the configured writable paths\n", p)
 		}
 	}
@@ -370,6 +381,76 @@ func verdictDetails(line string, v shell.Verdict) audit.ClassifierVerdict {
 		d.Parts = append(d.Parts, audit.VerdictPart{Command: p.Command, Program: p.Program, Level: p.Level.String(), Reasons: p.Reasons})
 	}
 	return d
+}
+
+// fileSubject says what a file tool will change, path first, so that no
+// argument can push the path out of the question.
+func fileSubject(name string, args json.RawMessage) string {
+	var a struct {
+		Path    *string           `json:"path"`
+		Content *string           `json:"content"`
+		Edits   []json.RawMessage `json:"edits"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == nil {
+		return fmt.Sprintf("%s %s", name, clip(string(args), 400))
+	}
+	subject := fmt.Sprintf("%s %q", name, *a.Path)
+	switch {
+	case a.Content != nil:
+		subject += fmt.Sprintf(" (%d bytes, %d lines)", len(*a.Content), strings.Count(*a.Content, "\n")+1)
+	case len(a.Edits) > 0:
+		subject += fmt.Sprintf(" (%d edits)", len(a.Edits))
+	}
+	return subject
+}
+
+// previewLines bounds a file change's preview.
+const previewLines = 20
+
+// filePreview renders what a write or edit will put in the file.
+func filePreview(args json.RawMessage) string {
+	var a struct {
+		Content *string `json:"content"`
+		OldText string  `json:"old_text"`
+		NewText string  `json:"new_text"`
+		Edits   []struct {
+			OldText string `json:"old_text"`
+			NewText string `json:"new_text"`
+		} `json:"edits"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	var lines []string
+	if a.Content != nil {
+		lines = strings.Split(*a.Content, "\n")
+		for i := range lines {
+			lines[i] = "+ " + lines[i]
+		}
+	} else {
+		edits := a.Edits
+		if a.OldText != "" || a.NewText != "" {
+			edits = append(edits, struct {
+				OldText string `json:"old_text"`
+				NewText string `json:"new_text"`
+			}{a.OldText, a.NewText})
+		}
+		for i, e := range edits {
+			if i > 0 {
+				lines = append(lines, "…")
+			}
+			for _, l := range strings.Split(e.OldText, "\n") {
+				lines = append(lines, "- "+l)
+			}
+			for _, l := range strings.Split(e.NewText, "\n") {
+				lines = append(lines, "+ "+l)
+			}
+		}
+	}
+	if len(lines) > previewLines {
+		lines = append(lines[:previewLines], fmt.Sprintf("… (%d more lines)", len(lines)-previewLines))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func clip(s string, n int) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/gate/gatetest"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -378,4 +379,63 @@ func BenchmarkGateSafeCommand(b *testing.B) {
 			p.Check("git status --short")
 		}
 	})
+}
+
+// A command may not plant what git would run outside the sandbox: hooks,
+// and config keys that run programs. Ordinary git work stays.
+func TestGitGuard(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	w := newWorld(t, nil)
+	init := exec.Command("git", "init", "-q")
+	init.Dir = w.Work
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	line := "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && " +
+		"git config core.fsmonitor 'touch pwned' && git config user.name wisp && git config alias.x '!touch pwned' && " +
+		"echo ../elsewhere > .git/commondir"
+	res := w.run(t, "g", builtin.Bash(), bashArgs(line))
+	if !strings.Contains(res.Content, "gate: restored") {
+		t.Fatalf("the model is not told:\n%s", res.Content)
+	}
+	for _, p := range []string{".git/hooks/pre-commit", ".git/commondir"} {
+		if _, err := os.Stat(filepath.Join(w.Work, p)); err == nil {
+			t.Errorf("%s survived", p)
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(w.Work, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(cfg), "fsmonitor") || strings.Contains(string(cfg), "!touch") {
+		t.Errorf("dangerous config survived:\n%s", cfg)
+	}
+	o := outcome(t, w.lines(t, "g")[audit.KindCommandOutcome][0])
+	if !strings.Contains(o.SandboxRefusal, ".git/hooks/pre-commit") {
+		t.Errorf("command.outcome = %+v, want the restore recorded", o)
+	}
+
+	// Ordinary git work is left alone.
+	res = w.run(t, "ok", builtin.Bash(), bashArgs("git config user.email a@b.c && git remote add origin https://example.com/r.git"))
+	if strings.Contains(res.Content, "restored") {
+		t.Errorf("ordinary config was reverted:\n%s", res.Content)
+	}
+	cfg, _ = os.ReadFile(filepath.Join(w.Work, ".git", "config"))
+	if !strings.Contains(string(cfg), "a@b.c") || !strings.Contains(string(cfg), "[remote \"origin\"]") {
+		t.Errorf("config lost ordinary changes:\n%s", cfg)
+	}
+}
+
+// The model cannot raise the configured command timeout.
+func TestCommandTimeoutIsALimit(t *testing.T) {
+	w := newWorld(t, func(o *gate.Options) { o.CommandTimeout = 300 * time.Millisecond })
+	res := w.run(t, "slow", builtin.Bash(), `{"command":"sleep 5; echo finished","timeout":30}`)
+	if strings.Contains(res.Content, "finished") || !strings.Contains(res.Content, "limited to") {
+		t.Fatalf("the model's timeout beat the configured one:\n%s", res.Content)
+	}
+	if o := outcome(t, w.lines(t, "slow")[audit.KindCommandOutcome][0]); !o.TimedOut {
+		t.Errorf("command.outcome = %+v, want timed out", o)
+	}
 }

@@ -7,13 +7,21 @@ import (
 )
 
 // DefaultProtected returns the secrets no file tool may read or write, in
-// any folder, whether they exist or not.
+// any folder, whether they exist or not, and the files other programs
+// would run outside the sandbox.
 func DefaultProtected() []string {
 	return []string{
 		".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx",
 		"id_rsa", "id_ed25519", "id_dsa", "id_ecdsa",
 		"credentials.json", ".netrc", ".pgpass",
-		".git/config", ".git/hooks/**",
+		// Everything git runs from (config, hooks, commondir, modules)
+		// lives under .git, and a file named .git can point git at a
+		// directory the model wrote: git would run it outside the sandbox.
+		".git",
+		// Credentials of common tools, wherever they are.
+		".npmrc", ".pypirc", ".git-credentials", ".docker/config.json",
+		".aws/credentials", ".kube/config", ".config/gh/hosts.yml",
+		"~/.ssh", "~/.aws", "~/.kube", "~/.docker", "~/.gnupg", "~/.config/gh",
 	}
 }
 

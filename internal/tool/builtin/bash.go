@@ -139,7 +139,17 @@ func (b *BashTool) run(ctx context.Context, env *tool.Env, c bashCall) tool.Resu
 		// RunLine applies the configured commandTimeoutSeconds, then the default.
 		timeout = 0
 	}
-	return RunLine(ctx, env, c.command, env.Workdir, timeout)
+	// The user's commandTimeoutSeconds is a limit the model cannot raise;
+	// longer work belongs in a managed process (operation start).
+	capped := env.CommandTimeout > 0 && timeout > env.CommandTimeout
+	if capped {
+		timeout = env.CommandTimeout
+	}
+	res := RunLine(ctx, env, c.command, env.Workdir, timeout)
+	if capped && res.Command != nil && res.Command.TimedOut {
+		res.Content += fmt.Sprintf("note: timeout is limited to %s by commandTimeoutSeconds; use operation start for longer commands\n", bashSeconds(env.CommandTimeout))
+	}
+	return res
 }
 
 // bashBound is the gate's output bound for this session.
