@@ -244,6 +244,7 @@ func (g *Gate) approveLine(ctx context.Context, cl *callLog, spec tool.Spec, lin
 		return tool.Errorf("command denied by policy: %s (rule: %s)", line, d.Rule), false
 	}
 	v := g.opts.Classifier.ClassifyWith(line, g.opts.ShellOptions)
+	v = dialectCheck(line, v)
 	cl.add(verdictDetails(line, v))
 	for _, p := range partsToAsk(line, v) {
 		if !g.opts.Threshold.Asks(p.Level) {

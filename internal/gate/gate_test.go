@@ -439,3 +439,14 @@ func TestCommandTimeoutIsALimit(t *testing.T) {
 		t.Errorf("command.outcome = %+v, want timed out", o)
 	}
 }
+
+// What the classifier judges is what runs: a line that is one safe echo
+// to bash must not run a second command in the shell that executes it.
+func TestJudgedDialectIsRunDialect(t *testing.T) {
+	w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Deny{Reason: "no"} })
+	line := `echo $'\' ; touch pwned ; #'`
+	res := w.run(t, "d", builtin.Bash(), bashArgs(line))
+	if _, err := os.Stat(filepath.Join(w.Work, "pwned")); err == nil {
+		t.Fatalf("a second command ran:\n%s", res.Content)
+	}
+}

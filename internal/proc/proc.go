@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -95,12 +96,12 @@ type Outcome struct {
 // TimedOut tells whether the timeout ended the process.
 func (o Outcome) TimedOut() bool { return o.State == TimedOut }
 
-// DefaultShell builds the process for a shell line when no sandbox
-// supplies one: /bin/sh -c line, run in dir.
+// DefaultShell builds the process for a shell line when no gate supplies
+// one: the same shell and filtered environment as the sandbox uses, but
+// unconfined. Only tests reach it; wisp itself always runs lines through
+// the gate's shell.
 func DefaultShell(line, dir string) *exec.Cmd {
-	cmd := exec.Command("/bin/sh", "-c", line)
-	cmd.Dir = dir
-	return cmd
+	return sandbox.Command(sandbox.Config{}, "", line, dir)
 }
 
 // Run starts cmd and waits for it, ending its process group on timeout or

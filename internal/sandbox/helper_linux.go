@@ -58,8 +58,9 @@ func Main(args []string) int {
 	case err != nil:
 		return setupFailed(err)
 	}
-	err := syscall.Exec(Shell, []string{Shell, "-c", line}, os.Environ())
-	return setupFailed(fmt.Errorf("exec %s: %w", Shell, err))
+	argv := shellArgv(line)
+	err := syscall.Exec(argv[0], argv, CommandEnv(os.Environ()))
+	return setupFailed(fmt.Errorf("exec %s: %w", argv[0], err))
 }
 
 // confine restricts the calling thread to cfg's rules.
@@ -102,7 +103,7 @@ func confine(cfg Config) error {
 		return fmt.Errorf("enforce Landlock rules: %w", err)
 	}
 	if !cfg.AllowNetwork && abi >= NetworkABI {
-		return denyMPTCP()
+		return denyUnconfinedSockets()
 	}
 	return nil
 }

@@ -19,7 +19,8 @@ func Main(args []string) int {
 		return ExitSetup
 	}
 	fmt.Fprintln(os.Stderr, "wisp sandbox: this system has no Landlock; the command runs unsandboxed")
-	err := syscall.Exec(Shell, []string{Shell, "-c", args[1]}, os.Environ())
-	fmt.Fprintf(os.Stderr, "wisp sandbox: exec %s: %v\n", Shell, err)
+	argv := shellArgv(args[1])
+	err := syscall.Exec(argv[0], argv, CommandEnv(os.Environ()))
+	fmt.Fprintf(os.Stderr, "wisp sandbox: exec %s: %v\n", argv[0], err)
 	return ExitSetup
 }

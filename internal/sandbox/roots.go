@@ -88,23 +88,52 @@ func candidates(cfg Config, home string) []string {
 		tmp = os.Getenv("TMPDIR")
 	}
 	c := []string{cfg.Workdir, tmp, "/tmp", "/dev/shm"}
-	if d, err := os.UserCacheDir(); err == nil {
-		c = append(c, d)
+	c = append(c, buildCaches(home)...)
+	return append(c, cfg.WritablePaths...)
+}
+
+// buildCaches lists the caches the build tools write. Only these, never
+// the whole user cache folder: other programs keep things there that run
+// outside the sandbox later (pre-commit's hook environments, for one).
+// A cache named by a relative path is not one the tool would use (go
+// rejects them), so it is left out rather than joined to the workspace.
+func buildCaches(home string) []string {
+	var c []string
+	add := func(p string) {
+		if filepath.IsAbs(p) {
+			c = append(c, p)
+		}
 	}
-	c = append(c, os.Getenv("GOCACHE"), goModCache(home))
+	user, err := os.UserCacheDir()
+	if err != nil {
+		user = "" // neither XDG_CACHE_HOME nor HOME: no user caches
+	}
+	if d := os.Getenv("GOCACHE"); d != "" {
+		add(d)
+	} else if user != "" {
+		add(filepath.Join(user, "go-build"))
+	}
+	add(goModCache(home))
+	if user != "" {
+		for _, tool := range []string{"pip", "pnpm", "yarn"} {
+			add(filepath.Join(user, tool))
+		}
+	}
 	if npm := os.Getenv("npm_config_cache"); npm != "" {
-		c = append(c, npm)
+		add(npm)
 	} else if home != "" {
-		c = append(c, filepath.Join(home, ".npm"))
+		add(filepath.Join(home, ".npm"))
 	}
 	cargo := os.Getenv("CARGO_HOME")
 	if cargo == "" && home != "" {
 		cargo = filepath.Join(home, ".cargo")
 	}
 	if cargo != "" {
-		c = append(c, filepath.Join(cargo, "registry"), filepath.Join(cargo, "git"))
+		// Never $CARGO_HOME itself: bin and config.toml live there.
+		add(filepath.Join(cargo, "registry"))
+		add(filepath.Join(cargo, "git"))
 	}
-	return append(c, cfg.WritablePaths...)
+	return c
 }
 
 // goModCache finds the Go module cache the way the go command does, from

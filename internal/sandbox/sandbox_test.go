@@ -20,9 +20,11 @@ import (
 // listenEnv makes the test binary, started from inside a sandboxed shell,
 // try to bind a classic TCP port after the sandbox applies; mptcpEnv makes
 // it try to reach the address it holds over Multipath TCP.
+// socketEnv makes it create a socket of a kind socketProbe knows.
 const (
 	listenEnv = "WISP_SANDBOX_TEST_LISTEN"
 	mptcpEnv  = "WISP_SANDBOX_TEST_MPTCP"
+	socketEnv = "WISP_SANDBOX_TEST_SOCKET"
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +36,9 @@ func TestMain(m *testing.M) {
 	}
 	if addr := os.Getenv(mptcpEnv); addr != "" {
 		os.Exit(dialMPTCP(addr))
+	}
+	if kind := os.Getenv(socketEnv); kind != "" {
+		os.Exit(socketProbe(kind))
 	}
 	os.Exit(m.Run())
 }
@@ -119,6 +124,8 @@ func newWorld(t *testing.T) world {
 	writeFile(t, filepath.Join(w.outside, "keep"), "original")
 	writeFile(t, filepath.Join(w.wispHome, "config.json"), "{}")
 	t.Setenv("HOME", w.home)
+	// Only in the environment, as a user sets it: Command must carry it
+	// to the helper, which does not see WISP_ variables.
 	t.Setenv("WISP_HOME", w.wispHome)
 	t.Setenv("TMPDIR", w.tmp)
 	for _, k := range []string{"XDG_CACHE_HOME", "GOMODCACHE", "GOPATH", "GOCACHE", "CARGO_HOME", "npm_config_cache"} {
@@ -362,8 +369,9 @@ func TestProcess(t *testing.T) {
 	if got := strings.Join(strings.Fields(lines[1]), " "); got != "NoNewPrivs: 1" {
 		t.Errorf("no_new_privs: got %q, want %q", got, "NoNewPrivs: 1")
 	}
-	if !strings.HasPrefix(lines[2], Shell+" -c ") || strings.Contains(lines[2], HelperArg) {
-		t.Errorf("shell argv = %q, want %s -c LINE and nothing of the helper", lines[2], Shell)
+	wantArgv := strings.Join(shellArgv(""), " ")
+	if !strings.HasPrefix(lines[2], wantArgv) || strings.Contains(lines[2], HelperArg) {
+		t.Errorf("shell argv = %q, want %q LINE and nothing of the helper", lines[2], wantArgv)
 	}
 	if strings.Contains(r.stdout, "writable_paths") || strings.Contains(r.stdout, HelperArg) {
 		t.Errorf("the sandbox configuration leaked into the command's environment:\n%s", r.stdout)
@@ -430,8 +438,8 @@ func TestNetwork(t *testing.T) {
 func TestDisabled(t *testing.T) {
 	dir := t.TempDir()
 	cmd := Command(Config{Enabled: false}, "/nonexistent/wisp", "echo ok > f", dir)
-	if cmd.Path != Shell || len(cmd.Args) != 3 || cmd.Args[2] != "echo ok > f" {
-		t.Fatalf("unsandboxed command = %v %q, want %s -c LINE", cmd.Path, cmd.Args, Shell)
+	if want := shellArgv("echo ok > f"); cmd.Path != want[0] || !slices.Equal(cmd.Args, want) {
+		t.Fatalf("unsandboxed command = %v %q, want %q", cmd.Path, cmd.Args, want)
 	}
 	if cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setpgid {
 		t.Fatal("unsandboxed command does not get its own process group")
@@ -440,6 +448,200 @@ func TestDisabled(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	mustExist(t, filepath.Join(dir, "f"))
+}
+
+// TestDialect runs a line that bash reads as one echo and dash as an
+// echo followed by touch: the gate judged it as bash, so it must run as
+// bash, confined or not.
+func TestDialect(t *testing.T) {
+	const line = `echo $'\' ; touch escaped ; #'`
+	if _, isBash := ShellPath(); !isBash {
+		t.Skip("no bash here: lines run in /bin/sh and the caller parses them as POSIX shell")
+	}
+	w := newWorld(t)
+	for _, enabled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sandboxed=%v", enabled), func(t *testing.T) {
+			cfg := w.cfg
+			cfg.Enabled = enabled
+			r := run(t, cfg, line)
+			if r.code != 0 || r.stdout != "' ; touch escaped ; #\n" {
+				t.Errorf("exit %d, stdout %q, want the echo of one bash word\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			mustNotExist(filepath.Join(w.ws, "escaped"))(t)
+		})
+	}
+	// The control: the same line under dash runs touch.
+	t.Run("dash runs touch", func(t *testing.T) {
+		dash, err := exec.LookPath("dash")
+		if err != nil {
+			t.Skip("no dash here")
+		}
+		dir := t.TempDir()
+		cmd := exec.Command(dash, "-c", line)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		mustExist(t, filepath.Join(dir, "escaped"))
+	})
+}
+
+func TestShellPath(t *testing.T) {
+	path, isBash := ShellPath()
+	bash := ""
+	for _, p := range bashPaths {
+		if _, err := os.Stat(p); err == nil {
+			bash = p
+			break
+		}
+	}
+	switch {
+	case bash != "" && (path != bash || !isBash):
+		t.Errorf("ShellPath() = %s, %v; want %s, true", path, isBash, bash)
+	case bash == "" && (path != fallbackShell || isBash):
+		t.Errorf("ShellPath() = %s, %v; want %s, false", path, isBash, fallbackShell)
+	}
+	argv := shellArgv("true")
+	if isBash && !slices.Equal(argv, []string{path, "--noprofile", "--norc", "-c", "true"}) ||
+		!isBash && !slices.Equal(argv, []string{path, "-c", "true"}) {
+		t.Errorf("shellArgv = %q", argv)
+	}
+}
+
+func TestCommandEnv(t *testing.T) {
+	in := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "ANTHROPIC_API_KEY=a", "OPENAI_API_KEY=o",
+		"WISP_API_KEY=w", "WISP_HOME=/h", "WISP_TRUST=1", "WISP_=x", "BASH_ENV=/evil",
+		"ENV=/evil", "BASH_ENV", "WISPY=keep", "MY_WISP_X=keep", "OPENAI_BASE_URL=keep",
+		"ENVIRONMENT=keep", "LANG=C.UTF-8", "EMPTY=",
+	}
+	want := []string{"PATH=/usr/bin", "HOME=/home/u", "WISPY=keep", "MY_WISP_X=keep",
+		"OPENAI_BASE_URL=keep", "ENVIRONMENT=keep", "LANG=C.UTF-8", "EMPTY="}
+	before := slices.Clone(in)
+	if got := CommandEnv(in); !slices.Equal(got, want) {
+		t.Errorf("CommandEnv =\n%q\nwant\n%q", got, want)
+	}
+	if !slices.Equal(in, before) {
+		t.Error("CommandEnv changed its argument")
+	}
+}
+
+// TestEnvironment sets wisp's secrets and the shells' startup files in
+// the parent and checks that no command sees them, confined or not.
+func TestEnvironment(t *testing.T) {
+	w := newWorld(t)
+	startup := filepath.Join(w.tmp, "startup.sh")
+	writeFile(t, startup, "touch "+filepath.Join(w.ws, "sourced")+"\n")
+	secrets := map[string]string{
+		"ANTHROPIC_API_KEY": "sk-ant-secret", "OPENAI_API_KEY": "sk-secret",
+		"WISP_API_KEY": "wk-secret", "WISP_TRUST": "trust-everything",
+		"BASH_ENV": startup, "ENV": startup,
+	}
+	for k, v := range secrets {
+		t.Setenv(k, v)
+	}
+	t.Setenv("WISP_OTHER_SETTING", "hidden")
+	t.Setenv("PLAIN_SETTING", "kept")
+	for _, enabled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sandboxed=%v", enabled), func(t *testing.T) {
+			cfg := w.cfg
+			cfg.Enabled = enabled
+			r := run(t, cfg, "env")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for k, v := range secrets {
+				if strings.Contains(r.stdout, k+"=") || strings.Contains(r.stdout, v) {
+					t.Errorf("the command sees %s:\n%s", k, r.stdout)
+				}
+			}
+			if strings.Contains(r.stdout, "WISP_") {
+				t.Errorf("the command sees a WISP_ variable:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stdout, "PLAIN_SETTING=kept\n") {
+				t.Errorf("the command lost an ordinary variable:\n%s", r.stdout)
+			}
+			if r := run(t, cfg, "printenv ANTHROPIC_API_KEY"); r.stdout != "" || r.code == 0 {
+				t.Errorf("printenv ANTHROPIC_API_KEY printed %q (exit %d), want nothing", r.stdout, r.code)
+			}
+			mustNotExist(filepath.Join(w.ws, "sourced"))(t)
+		})
+	}
+	// The control: bash sources BASH_ENV when it is left in.
+	t.Run("bash sources BASH_ENV", func(t *testing.T) {
+		path, isBash := ShellPath()
+		if !isBash {
+			t.Skip("no bash here")
+		}
+		if out, err := exec.Command(path, "--noprofile", "--norc", "-c", "true").CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		mustExist(t, filepath.Join(w.ws, "sourced"))
+	})
+}
+
+// TestCaches checks that only the build caches in ~/.cache are writable,
+// not the folder itself nor other programs' folders in it.
+func TestCaches(t *testing.T) {
+	w := newWorld(t)
+	cache := filepath.Join(w.home, ".cache")
+	gocache := filepath.Join(w.tmp, "gocache-elsewhere")
+	for _, d := range []string{"pre-commit", "go-build", "pip", "pnpm", "yarn", "other"} {
+		if err := os.MkdirAll(filepath.Join(cache, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{filepath.Join(w.home, ".npm"), filepath.Join(w.home, ".cargo", "registry"), filepath.Join(w.home, ".cargo", "bin"), filepath.Join(w.home, "go", "pkg", "mod"), gocache} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		path    string
+		gocache string
+		allowed bool
+	}{
+		{name: "go build cache", path: filepath.Join(cache, "go-build", "x"), allowed: true},
+		{name: "pip cache", path: filepath.Join(cache, "pip", "x"), allowed: true},
+		{name: "pnpm cache", path: filepath.Join(cache, "pnpm", "x"), allowed: true},
+		{name: "yarn cache", path: filepath.Join(cache, "yarn", "x"), allowed: true},
+		{name: "npm cache", path: filepath.Join(w.home, ".npm", "x"), allowed: true},
+		{name: "cargo registry", path: filepath.Join(w.home, ".cargo", "registry", "x"), allowed: true},
+		{name: "go module cache", path: filepath.Join(w.home, "go", "pkg", "mod", "x"), allowed: true},
+		{name: "GOCACHE replaces go-build", path: filepath.Join(gocache, "x"), gocache: gocache, allowed: true},
+		{name: "go-build refused when GOCACHE is elsewhere", path: filepath.Join(cache, "go-build", "y"), gocache: gocache},
+		{name: "pre-commit environments", path: filepath.Join(cache, "pre-commit", "x")},
+		{name: "another program's cache", path: filepath.Join(cache, "other", "x")},
+		{name: "the cache folder itself", path: filepath.Join(cache, "x")},
+		{name: "cargo bin", path: filepath.Join(w.home, ".cargo", "bin", "x")},
+		{name: "cargo home itself", path: filepath.Join(w.home, ".cargo", "config.toml")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.gocache != "" {
+				t.Setenv("GOCACHE", tc.gocache)
+			}
+			r := run(t, w.cfg, "touch "+tc.path)
+			if got := r.code == 0; got != tc.allowed {
+				t.Fatalf("exit %d, want allowed=%v\nstderr: %s", r.code, tc.allowed, r.stderr)
+			}
+			if exists(tc.path) != tc.allowed {
+				t.Errorf("%s exists = %v, want %v", tc.path, exists(tc.path), tc.allowed)
+			}
+			if !tc.allowed {
+				if p, ok := Refusal(w.cfg, r.stderr); !ok || p != tc.path {
+					t.Errorf("Refusal(%q) = %q, %v; want %s", r.stderr, p, ok, tc.path)
+				}
+				// The control: unconfined, the same write succeeds.
+				cfg := w.cfg
+				cfg.Enabled = false
+				if r := run(t, cfg, "touch "+tc.path); r.code != 0 || !exists(tc.path) {
+					t.Errorf("unconfined touch %s failed (exit %d): %s", tc.path, r.code, r.stderr)
+				}
+			}
+		})
+	}
 }
 
 func TestHelperSetupErrors(t *testing.T) {
@@ -486,7 +688,8 @@ func TestWritableRoots(t *testing.T) {
 	wispHome := filepath.Join(base, "parent", "wisp")
 	ws := filepath.Join(base, "ws")
 	file := filepath.Join(base, "notes.txt")
-	for _, d := range []string{home, wispHome, ws, filepath.Join(home, "proj")} {
+	cache := filepath.Join(home, ".cache")
+	for _, d := range []string{home, wispHome, ws, filepath.Join(home, "proj"), filepath.Join(cache, "go-build"), filepath.Join(cache, "pre-commit"), filepath.Join(home, ".cargo", "git")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -523,6 +726,9 @@ func TestWritableRoots(t *testing.T) {
 			refused: []string{home}, refusedWhy: "contains the home folder"},
 		{name: "default wisp home under HOME", cfg: Config{Workdir: filepath.Join(home, "proj")},
 			writable: []string{filepath.Join(home, "proj")}, wispHomeWant: filepath.Join(home, ".wisp")},
+		{name: "build caches, not the user cache folder", cfg: Config{Workdir: ws, WispHome: wispHome},
+			writable:    []string{filepath.Join(cache, "go-build"), filepath.Join(home, ".cargo", "git")},
+			notWritable: []string{cache, filepath.Join(cache, "pre-commit"), filepath.Join(home, ".cargo")}},
 		{name: "relative extra path is joined to the workspace", cfg: Config{Workdir: base, WispHome: wispHome, WritablePaths: []string{"ws"}},
 			refused: []string{base}, writable: []string{ws}},
 	}

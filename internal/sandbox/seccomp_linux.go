@@ -11,18 +11,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Landlock's TCP rules do not apply to Multipath TCP sockets (checked on
-// this kernel: an MPTCP connect to a denied port succeeds), and Go's
-// net.Listen uses MPTCP by default. So a command denied the network also
-// gets a seccomp filter that refuses to create MPTCP sockets, and refuses
-// io_uring, whose socket operation would create one without the socket
-// system call. Programs then fall back to plain TCP, which Landlock sees.
+// Landlock's network rules see TCP alone: not UDP (before ABI 10), raw
+// or packet sockets, SCTP, Multipath TCP (checked on this kernel: an MPTCP
+// connect to a denied port succeeds; Go's net.Listen uses MPTCP by
+// default), nor families that carry TCP inside the kernel (SMC) or reach
+// another machine without IP (vsock). So a command denied the network also
+// gets a seccomp filter that lets socket(2) create only what Landlock
+// confines or what cannot leave the machine:
+//
+//   - AF_INET and AF_INET6 sockets of type SOCK_STREAM (with any of
+//     SOCK_NONBLOCK and SOCK_CLOEXEC) and protocol 0 or IPPROTO_TCP;
+//     another stream protocol gets EPROTONOSUPPORT, so that programs
+//     asking for Multipath TCP fall back to plain TCP;
+//   - AF_UNIX, AF_NETLINK (the kernel's own, for interface lists) and
+//     AF_ALG (kernel crypto); a pathname Unix socket of a daemon outside
+//     the sandbox (docker.sock) cannot be confined before Landlock ABI 9;
+//   - nothing else: other types and families get EACCES.
+//
+// io_uring is refused too, since its socket operation creates sockets
+// without the system call, and so is i386's socketcall, whose arguments
+// lie in memory the filter cannot read.
 //
 // The filter is written here rather than with a seccomp library because
 // the one pure-Go candidate (elastic/go-seccomp-bpf) compares all 64 bits
-// of an argument while the kernel reads socket's protocol as a 32-bit int:
+// of an argument while the kernel reads socket's arguments as 32-bit ints:
 // a protocol of 1<<32|IPPROTO_MPTCP would pass its check and still create
-// an MPTCP socket.
+// an MPTCP socket. Here only the low half of each argument is read.
 
 // seccompArch describes the system call numbers the filter looks at.
 type seccompArch struct {
@@ -39,7 +53,7 @@ type seccompArch struct {
 const ioUringSetup = 425 // the same number on every architecture
 
 // archSeccomp describes the running architecture, ok false where the
-// filter is not written for it (the sandbox then cannot stop MPTCP).
+// filter is not written for it (the sandbox then confines TCP alone).
 func archSeccomp(goarch string) (a seccompArch, ok bool) {
 	switch goarch {
 	case "amd64":
@@ -53,16 +67,28 @@ func archSeccomp(goarch string) (a seccompArch, ok bool) {
 }
 
 // Offsets in struct seccomp_data; both architectures are little-endian,
-// so the low half of args[2] comes first.
+// so the low half of each argument comes first.
 const (
 	offNr    = 0
 	offArch  = 4
-	offArg2  = 16 + 2*8
+	offArg0  = 16 + 0*8 // domain
+	offArg1  = 16 + 1*8 // type
+	offArg2  = 16 + 2*8 // protocol
 	retAllow = unix.SECCOMP_RET_ALLOW
+	// retRefuse answers a socket the filter does not let be created,
+	// with the error a Landlock refusal gives.
+	retRefuse = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
+	// retNoProto makes a program fall back from MPTCP to TCP.
+	retNoProto = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
+	retNoSys   = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
-// mptcpFilter builds the filter for a.
-func mptcpFilter(a seccompArch) ([]bpf.RawInstruction, error) {
+// localFamilies are the socket families that cannot reach another
+// machine, allowed whatever their type.
+var localFamilies = [...]uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_ALG}
+
+// socketFilter builds the filter for a.
+func socketFilter(a seccompArch) ([]bpf.RawInstruction, error) {
 	var p labelled
 	foreign := "allow"
 	if a.compat != 0 {
@@ -75,7 +101,7 @@ func mptcpFilter(a seccompArch) ([]bpf.RawInstruction, error) {
 		p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^a.x32})
 	}
 	p.jeq(ioUringSetup, "nosys", "")
-	p.jeq(a.socket, "protocol", "allow")
+	p.jeq(a.socket, "family", "allow")
 
 	if a.compat != 0 {
 		p.label("foreign") // the arch is still loaded
@@ -83,33 +109,51 @@ func mptcpFilter(a seccompArch) ([]bpf.RawInstruction, error) {
 		p.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
 		p.jeq(ioUringSetup, "nosys", "")
 		if a.compatSocketcall != 0 {
-			// Its arguments are in memory the filter cannot read.
 			p.jeq(a.compatSocketcall, "nosys", "")
 		}
-		p.jeq(a.compatSocket, "protocol", "allow")
+		p.jeq(a.compatSocket, "family", "allow")
 	}
 
-	p.label("protocol")
+	p.label("family")
+	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	for _, f := range localFamilies {
+		p.jeq(f, "allow", "")
+	}
+	p.jeq(unix.AF_INET, "type", "")
+	p.jeq(unix.AF_INET6, "type", "refuse")
+
+	p.label("type")
+	p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+	// The kernel takes these two flags from the type and refuses any
+	// other bit outside the type itself, so what is left must be exactly
+	// SOCK_STREAM.
+	p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^uint32(unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC)})
+	p.jeq(unix.SOCK_STREAM, "", "refuse")
 	p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
-	p.jeq(unix.IPPROTO_MPTCP, "", "allow")
-	p.op(bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)})
+	p.jeq(0, "allow", "")
+	p.jeq(unix.IPPROTO_TCP, "allow", "noproto")
+
+	p.label("refuse")
+	p.op(bpf.RetConstant{Val: retRefuse})
+	p.label("noproto")
+	p.op(bpf.RetConstant{Val: retNoProto})
 	p.label("nosys")
-	p.op(bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)})
+	p.op(bpf.RetConstant{Val: retNoSys})
 	p.label("allow")
 	p.op(bpf.RetConstant{Val: retAllow})
 	return p.assemble()
 }
 
-// denyMPTCP installs the filter on the calling thread, which must hold
-// no_new_privs and must be the thread that execs.
-func denyMPTCP() error {
+// denyUnconfinedSockets installs the filter on the calling thread, which
+// must hold no_new_privs and must be the thread that execs.
+func denyUnconfinedSockets() error {
 	a, ok := archSeccomp(runtime.GOARCH)
 	if !ok {
 		return nil
 	}
-	raw, err := mptcpFilter(a)
+	raw, err := socketFilter(a)
 	if err != nil {
-		return fmt.Errorf("assemble the MPTCP filter: %w", err)
+		return fmt.Errorf("assemble the socket filter: %w", err)
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
@@ -117,7 +161,7 @@ func denyMPTCP() error {
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
-		return fmt.Errorf("install the MPTCP filter: %w", err)
+		return fmt.Errorf("install the socket filter: %w", err)
 	}
 	runtime.KeepAlive(filter)
 	return nil

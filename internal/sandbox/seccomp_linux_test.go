@@ -14,56 +14,91 @@ import (
 // loads words big-endian (it is made for packets) where the kernel loads
 // them natively, so each word the filter reads is stored big-endian at
 // the offset the kernel would read it from.
-func seccompData(arch, nr uint32, protocol uint64) []byte {
+func seccompData(arch, nr uint32, domain, typ, protocol uint64) []byte {
 	b := make([]byte, 64)
 	binary.BigEndian.PutUint32(b[offNr:], nr)
 	binary.BigEndian.PutUint32(b[offArch:], arch)
-	binary.BigEndian.PutUint32(b[offArg2:], uint32(protocol)) // low half
-	binary.BigEndian.PutUint32(b[offArg2+4:], uint32(protocol>>32))
+	for off, v := range map[int]uint64{offArg0: domain, offArg1: typ, offArg2: protocol} {
+		binary.BigEndian.PutUint32(b[off:], uint32(v)) // low half
+		binary.BigEndian.PutUint32(b[off+4:], uint32(v>>32))
+	}
 	return b
 }
 
-func TestMPTCPFilter(t *testing.T) {
+func TestSocketFilter(t *testing.T) {
 	const (
 		allow   = retAllow
-		noProto = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
-		noSys   = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+		refuse  = retRefuse
+		noProto = retNoProto
+		noSys   = retNoSys
+		inet    = unix.AF_INET
+		inet6   = unix.AF_INET6
+		stream  = unix.SOCK_STREAM
+		dgram   = unix.SOCK_DGRAM
+		flags   = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
 		mptcp   = unix.IPPROTO_MPTCP
 		tcp     = unix.IPPROTO_TCP
 		getpid  = 39
+		x32     = 0x40000000
 	)
 	amd64, _ := archSeccomp("amd64")
 	arm64, _ := archSeccomp("arm64")
+	a, i386 := amd64.native, amd64.compat
 	tests := []struct {
-		name     string
-		arch     seccompArch
-		data     []byte
-		want     uint32
-		archName string
+		name string
+		arch seccompArch
+		data []byte
+		want uint32
 	}{
-		{name: "amd64 tcp socket", arch: amd64, data: seccompData(amd64.native, 41, tcp), want: allow},
-		{name: "amd64 default socket", arch: amd64, data: seccompData(amd64.native, 41, 0), want: allow},
-		{name: "amd64 mptcp socket", arch: amd64, data: seccompData(amd64.native, 41, mptcp), want: noProto},
-		{name: "amd64 mptcp with high bits", arch: amd64, data: seccompData(amd64.native, 41, 1<<32|mptcp), want: noProto},
-		{name: "amd64 x32 mptcp socket", arch: amd64, data: seccompData(amd64.native, 0x40000000|41, mptcp), want: noProto},
-		{name: "amd64 io_uring", arch: amd64, data: seccompData(amd64.native, ioUringSetup, 0), want: noSys},
-		{name: "amd64 x32 io_uring", arch: amd64, data: seccompData(amd64.native, 0x40000000|ioUringSetup, 0), want: noSys},
-		{name: "amd64 other call", arch: amd64, data: seccompData(amd64.native, getpid, mptcp), want: allow},
-		{name: "i386 mptcp socket", arch: amd64, data: seccompData(amd64.compat, 359, mptcp), want: noProto},
-		{name: "i386 tcp socket", arch: amd64, data: seccompData(amd64.compat, 359, tcp), want: allow},
-		{name: "i386 socketcall", arch: amd64, data: seccompData(amd64.compat, 102, 0), want: noSys},
-		{name: "i386 io_uring", arch: amd64, data: seccompData(amd64.compat, ioUringSetup, 0), want: noSys},
-		{name: "i386 call numbered like amd64 socket", arch: amd64, data: seccompData(amd64.compat, 41, mptcp), want: allow},
-		{name: "unknown arch", arch: amd64, data: seccompData(0x1234, 41, mptcp), want: allow},
-		{name: "arm64 mptcp socket", arch: arm64, data: seccompData(arm64.native, 198, mptcp), want: noProto},
-		{name: "arm64 tcp socket", arch: arm64, data: seccompData(arm64.native, 198, tcp), want: allow},
-		{name: "arm64 io_uring", arch: arm64, data: seccompData(arm64.native, ioUringSetup, 0), want: noSys},
-		{name: "arm32 mptcp socket", arch: arm64, data: seccompData(arm64.compat, 281, mptcp), want: noProto},
-		{name: "arm32 other call", arch: arm64, data: seccompData(arm64.compat, 102, 0), want: allow},
+		{name: "tcp socket", arch: amd64, data: seccompData(a, 41, inet, stream, tcp), want: allow},
+		{name: "default stream socket", arch: amd64, data: seccompData(a, 41, inet, stream, 0), want: allow},
+		{name: "tcp6 socket with Go's flags", arch: amd64, data: seccompData(a, 41, inet6, stream|flags, 0), want: allow},
+		{name: "mptcp socket", arch: amd64, data: seccompData(a, 41, inet, stream, mptcp), want: noProto},
+		{name: "mptcp with high bits", arch: amd64, data: seccompData(a, 41, inet, stream, 1<<32|mptcp), want: noProto},
+		{name: "sctp stream socket", arch: amd64, data: seccompData(a, 41, inet6, stream, unix.IPPROTO_SCTP), want: noProto},
+		{name: "tcp with high bits in type", arch: amd64, data: seccompData(a, 41, inet, 1<<32|stream, 0), want: allow},
+		{name: "tcp with high bits in domain", arch: amd64, data: seccompData(a, 41, 1<<32|inet, stream, 0), want: allow},
+		{name: "udp socket", arch: amd64, data: seccompData(a, 41, inet, dgram, 0), want: refuse},
+		{name: "udp socket with flags", arch: amd64, data: seccompData(a, 41, inet, dgram|flags, 0), want: refuse},
+		{name: "udp socket with high bits in type", arch: amd64, data: seccompData(a, 41, inet, 1<<32|dgram, 0), want: refuse},
+		{name: "udp socket with high bits in domain", arch: amd64, data: seccompData(a, 41, 1<<32|inet, dgram, 0), want: refuse},
+		{name: "udp6 socket", arch: amd64, data: seccompData(a, 41, inet6, dgram, unix.IPPROTO_UDP), want: refuse},
+		{name: "icmp ping socket", arch: amd64, data: seccompData(a, 41, inet, dgram, unix.IPPROTO_ICMP), want: refuse},
+		{name: "raw socket", arch: amd64, data: seccompData(a, 41, inet, unix.SOCK_RAW, unix.IPPROTO_ICMP), want: refuse},
+		{name: "raw6 socket with flags", arch: amd64, data: seccompData(a, 41, inet6, unix.SOCK_RAW|flags, 0), want: refuse},
+		{name: "seqpacket socket", arch: amd64, data: seccompData(a, 41, inet, unix.SOCK_SEQPACKET, unix.IPPROTO_SCTP), want: refuse},
+		{name: "stream with an unknown flag", arch: amd64, data: seccompData(a, 41, inet, stream|0x100, 0), want: refuse},
+		{name: "packet socket", arch: amd64, data: seccompData(a, 41, unix.AF_PACKET, unix.SOCK_RAW, 0x300), want: refuse},
+		{name: "packet dgram socket", arch: amd64, data: seccompData(a, 41, unix.AF_PACKET, dgram, 0), want: refuse},
+		{name: "vsock socket", arch: amd64, data: seccompData(a, 41, unix.AF_VSOCK, stream, 0), want: refuse},
+		{name: "smc socket", arch: amd64, data: seccompData(a, 41, unix.AF_SMC, stream, 0), want: refuse},
+		{name: "unix stream socket", arch: amd64, data: seccompData(a, 41, unix.AF_UNIX, stream|flags, 0), want: allow},
+		{name: "unix dgram socket", arch: amd64, data: seccompData(a, 41, unix.AF_UNIX, dgram, 0), want: allow},
+		{name: "netlink socket", arch: amd64, data: seccompData(a, 41, unix.AF_NETLINK, unix.SOCK_RAW, 0), want: allow},
+		{name: "x32 udp socket", arch: amd64, data: seccompData(a, x32|41, inet, dgram, 0), want: refuse},
+		{name: "x32 mptcp socket", arch: amd64, data: seccompData(a, x32|41, inet, stream, mptcp), want: noProto},
+		{name: "io_uring", arch: amd64, data: seccompData(a, ioUringSetup, 0, 0, 0), want: noSys},
+		{name: "x32 io_uring", arch: amd64, data: seccompData(a, x32|ioUringSetup, 0, 0, 0), want: noSys},
+		{name: "other call", arch: amd64, data: seccompData(a, getpid, inet, dgram, mptcp), want: allow},
+		{name: "i386 mptcp socket", arch: amd64, data: seccompData(i386, 359, inet, stream, mptcp), want: noProto},
+		{name: "i386 udp socket", arch: amd64, data: seccompData(i386, 359, inet, dgram, 0), want: refuse},
+		{name: "i386 tcp socket", arch: amd64, data: seccompData(i386, 359, inet, stream, tcp), want: allow},
+		{name: "i386 socketcall", arch: amd64, data: seccompData(i386, 102, 0, 0, 0), want: noSys},
+		{name: "i386 io_uring", arch: amd64, data: seccompData(i386, ioUringSetup, 0, 0, 0), want: noSys},
+		{name: "i386 call numbered like amd64 socket", arch: amd64, data: seccompData(i386, 41, inet, dgram, mptcp), want: allow},
+		{name: "unknown arch", arch: amd64, data: seccompData(0x1234, 41, inet, dgram, mptcp), want: allow},
+		{name: "arm64 mptcp socket", arch: arm64, data: seccompData(arm64.native, 198, inet, stream, mptcp), want: noProto},
+		{name: "arm64 tcp socket", arch: arm64, data: seccompData(arm64.native, 198, inet, stream, tcp), want: allow},
+		{name: "arm64 udp socket", arch: arm64, data: seccompData(arm64.native, 198, inet6, dgram|flags, 0), want: refuse},
+		{name: "arm64 packet socket", arch: arm64, data: seccompData(arm64.native, 198, unix.AF_PACKET, unix.SOCK_RAW, 0), want: refuse},
+		{name: "arm64 io_uring", arch: arm64, data: seccompData(arm64.native, ioUringSetup, 0, 0, 0), want: noSys},
+		{name: "arm32 mptcp socket", arch: arm64, data: seccompData(arm64.compat, 281, inet, stream, mptcp), want: noProto},
+		{name: "arm32 udp socket", arch: arm64, data: seccompData(arm64.compat, 281, inet, dgram, 0), want: refuse},
+		{name: "arm32 other call", arch: arm64, data: seccompData(arm64.compat, 102, 0, 0, 0), want: allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := mptcpFilter(tc.arch)
+			raw, err := socketFilter(tc.arch)
 			if err != nil {
 				t.Fatal(err)
 			}

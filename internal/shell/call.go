@@ -366,12 +366,18 @@ var commandVars = map[string]bool{
 // with the user's own files.
 var moderateVars = map[string]bool{
 	"PATH": true, "IFS": true, "PYTHONPATH": true, "PYTHONHOME": true, "PERL5LIB": true,
-	"PERLLIB": true, "RUBYLIB": true, "NODE_PATH": true, "CLASSPATH": true, "CC": true,
-	"CXX": true, "CPP": true, "LD": true, "AR": true, "RUSTC_WRAPPER": true, "RUSTC": true,
-	"CARGO_BUILD_RUSTC_WRAPPER": true, "MAKEFLAGS": true, "MAKE": true, "GOENV": true,
+	"PERLLIB": true, "RUBYLIB": true, "NODE_PATH": true, "CLASSPATH": true,
+	"MAKEFLAGS": true, "MAKE": true, "GOENV": true,
 	"GOPROXY": true, "GONOSUMDB": true, "GONOSUMCHECK": true, "GOINSECURE": true, "GOSUMDB": true,
 	"HOME": true, "XDG_CONFIG_HOME": true, "GNUPGHOME": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
 	"CDPATH": true, "GLOBIGNORE": true, "BASH_XTRACEFD": true, "TMOUT": true,
+}
+
+// programVars name a program that builds run (go build runs CC for cgo
+// and external linking): judged as the program they name.
+var programVars = map[string]bool{
+	"CC": true, "CXX": true, "FC": true, "CPP": true, "LD": true, "AR": true, "GCCGO": true,
+	"PKG_CONFIG": true, "RUSTC": true, "RUSTC_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
 }
 
 // envVar judges setting one environment or shell variable.
@@ -402,12 +408,50 @@ func (c *classifier) envVar(x ctx, name string, val arg, r *res) {
 		}
 		return
 	}
+	if programVars[name] {
+		k := &cmd{c: c, x: x, name: name, r: r}
+		k.runsProgram(val, "sets "+name+", which", true)
+		return
+	}
+	if strings.HasPrefix(name, "CGO_") && strings.Contains(name, "FLAGS") {
+		k := &cmd{c: c, x: x, name: name, r: r}
+		if strings.HasSuffix(name, "_ALLOW") || strings.HasSuffix(name, "_DISALLOW") {
+			r.add(Moderate, "sets "+name+", which changes the C compiler flags go lets source files use")
+			return
+		}
+		k.ccFlags(val, "sets "+name+", which")
+		return
+	}
 	switch name {
 	case "GOFLAGS":
-		if !val.known || strings.Contains(val.val, "exec") || strings.Contains(val.val, "overlay") {
-			r.add(Moderate, "sets GOFLAGS, which can make go run other programs")
+		if !val.known {
+			r.add(Moderate, "sets GOFLAGS to a value only known at run time, which can make go run other programs")
+			return
+		}
+		words := strings.Fields(val.val)
+		args := make([]arg, len(words))
+		for i, w := range words {
+			args[i] = literalArg(w)
+		}
+		flags, _ := goFlags(args)
+		k := &cmd{c: c, x: x, name: "go", r: r}
+		k.goBuildFlags(flags)
+		return
+	case "GOROOT":
+		b := val
+		b.home = b.home || strings.HasPrefix(val.val, "~")
+		switch pl, shown := c.where(x.f, b); {
+		case val.known && val.val == "":
+		case pl == placeOutside:
+			r.add(Moderate, "sets GOROOT, which makes go run the compiler and linker found there: "+shown)
+		default:
+			r.add(Dangerous, "sets GOROOT, which makes go run the compiler and linker found there, a place commands here can write or only known at run time: "+shown)
 		}
 		return
+	case "CDPATH":
+		if !val.known || val.val != "" {
+			x.f.cdpath = true
+		}
 	case "GOTOOLCHAIN":
 		if !val.known || (val.val != "local" && val.val != "auto" && val.val != "") {
 			r.add(Moderate, "sets GOTOOLCHAIN, which can download and run another Go toolchain")
@@ -569,10 +613,12 @@ func (k *cmd) write(a arg) {
 }
 
 // writeInside judges a write that is harmless inside the workspace (a
-// build output): safe there, as write elsewhere.
+// build output, undone by deleting it): safe there, as write elsewhere. A
+// temporary directory is shared with other programs, which may run what
+// lands there, so writing one is moderate as any write.
 func (k *cmd) writeInside(a arg, what string) {
-	if pl, shown := k.c.where(k.x.f, a); pl == placeWorkspace || pl == placeTemp {
-		if p, _ := k.c.resolve(k.x.f, a); !plants(p) {
+	if pl, shown := k.c.where(k.x.f, a); pl == placeWorkspace {
+		if p, _ := k.c.resolve(k.x.f, a); !plants(p) && !inGitDir(p) {
 			k.add(Safe, what+" "+shown)
 			return
 		}

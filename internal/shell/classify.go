@@ -136,8 +136,9 @@ type partFlags struct {
 // frame is one piece of source being walked: the line, or a string that a
 // command hands to a shell.
 type frame struct {
-	src string
-	cwd string // "" once a cd went somewhere only known at run time
+	src    string
+	cwd    string // "" once a cd went somewhere only known at run time
+	cdpath bool   // CDPATH may be set: cd to a relative name may go anywhere
 }
 
 // input is what a command's standard input is.
@@ -179,7 +180,13 @@ func (c *classifier) script(src string, parent *frame) error {
 	}
 	f := &frame{src: src, cwd: c.root}
 	if parent != nil {
-		f.cwd = parent.cwd
+		f.cwd, f.cdpath = parent.cwd, parent.cdpath
+	}
+	// CDPATH can be set in more ways than an assignment (read, for,
+	// printf -v, a nameref); naming it anywhere in the line is enough to
+	// stop trusting where a relative cd goes.
+	if strings.Contains(src, "CDPATH") {
+		f.cdpath = true
 	}
 	c.stmts(ctx{f: f}, file.Stmts)
 	return nil
@@ -551,12 +558,18 @@ func (c *classifier) writeTo(f *frame, a arg) (Level, string) {
 		return Dangerous, "writes to a device: " + shown
 	case placeOutside:
 		p, _ := c.resolve(f, a)
+		if inGitDir(p) {
+			return Dangerous, gitDirReason + shown
+		}
 		if plants(p) {
 			return Dangerous, "writes a file that runs commands later: " + shown
 		}
 		return Dangerous, "writes outside the workspace: " + shown
 	}
 	p, _ := c.resolve(f, a)
+	if inGitDir(p) {
+		return Dangerous, gitDirReason + shown
+	}
 	if plants(p) {
 		return Dangerous, "writes a file that runs commands later: " + shown
 	}

@@ -227,6 +227,24 @@ func plants(p string) bool {
 		strings.HasSuffix(p, "/.git/hooks")
 }
 
+// inGitDir reports whether p is a .git directory or gitfile, or lies
+// below one, at any depth (sub/.git/config, .git/modules/a/hooks). Git
+// obeys what is there (hooks, config, a gitfile or commondir pointing
+// elsewhere) and runs it outside the sandbox, so only git itself may
+// write there. Case is folded: a case-insensitive file system opens .GIT
+// as .git.
+func inGitDir(p string) bool {
+	i := strings.Index(p, "/.")
+	if i < 0 {
+		return false // the quick way out for most paths
+	}
+	lp := strings.ToLower(p[i:])
+	return strings.HasSuffix(lp, "/.git") || strings.Contains(lp, "/.git/")
+}
+
+// gitDirReason is why writing into .git is dangerous.
+const gitDirReason = "writes into .git (git hooks and config run outside the sandbox): "
+
 // secretMarks are substrings every credential path has one of; checking
 // for them first keeps the full test off ordinary arguments.
 var secretMarks = []string{

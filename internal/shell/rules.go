@@ -199,7 +199,9 @@ func known(name string) rule {
 		return ruleCompress
 	case "patch":
 		return rulePatch
-	case "split", "csplit", "mktemp", "dos2unix", "unix2dos":
+	case "split", "csplit":
+		return ruleSplit
+	case "mktemp", "dos2unix", "unix2dos":
 		return fixed(Moderate, "writes files")
 	case "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "micro", "joe", "kak", "hx", "code", "subl":
 		return fixed(Moderate, "opens an editor, which can write files and run commands")

@@ -1,10 +1,53 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
 // Build tools, package managers and other programs with subcommands.
+
+// goValueFlags are the go command's flags that take a value, so that
+// the value (go build -o out) is not taken for an operand.
+var goValueFlags = set("C", "o", "p", "asmflags", "buildmode", "compiler", "gccgoflags", "gcflags",
+	"installsuffix", "ldflags", "mod", "modfile", "overlay", "pgo", "pkgdir", "tags", "toolexec", "exec",
+	"vettool", "run", "skip", "bench", "benchtime", "count", "coverpkg", "covermode", "coverprofile", "cpu",
+	"cpuprofile", "fuzz", "fuzztime", "fuzzminimizetime", "list", "memprofile", "memprofilerate",
+	"blockprofile", "blockprofilerate", "mutexprofile", "mutexprofilefraction", "outputdir", "parallel",
+	"shuffle", "timeout", "trace", "vet", "f", "reuse", "debug-actiongraph", "debug-runtime-trace",
+	"debug-trace")
+
+// goFlag is one flag of the go command: -name=value, -name value or -name.
+type goFlag struct {
+	name string
+	val  arg
+	has  bool
+}
+
+// goFlags splits go's arguments into flags and the other words. Flags
+// are looked for everywhere, since go test takes them after the packages
+// too; a program's own arguments after go run's package are read as go's,
+// which errs on the strict side.
+func goFlags(args []arg) (flags []goFlag, others []arg) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.known || len(a.val) < 2 || a.val[0] != '-' || a.val == "--" {
+			others = append(others, a)
+			continue
+		}
+		name := strings.TrimPrefix(a.val[1:], "-")
+		f := goFlag{name: name}
+		if n, v, ok := strings.Cut(name, "="); ok {
+			f.name, f.has = n, true
+			f.val = literalArg(v)
+		} else if goValueFlags[name] && i+1 < len(args) {
+			i++
+			f.val, f.has = args[i], true
+		}
+		flags = append(flags, f)
+	}
+	return flags, others
+}
 
 func ruleGo(k *cmd) {
 	if len(k.args) == 0 || onlyInfo(k.args) {
@@ -18,39 +61,17 @@ func ruleGo(k *cmd) {
 	}
 	k.r.verb = verb
 	rest := k.args[1:]
-	// Flags are single-dash words; -name=value or -name value.
+	flags, others := goFlags(rest)
 	flag := func(name string) (arg, bool) {
-		for i := 0; i < len(rest); i++ {
-			a := rest[i]
-			if !a.known {
-				continue
-			}
-			v := strings.TrimPrefix(a.val, "-")
-			if v == a.val {
-				continue
-			}
-			v = strings.TrimPrefix(v, "-")
-			if v == name {
-				if i+1 < len(rest) {
-					return rest[i+1], true
-				}
-				return arg{}, true
-			}
-			if strings.HasPrefix(v, name+"=") {
-				return literalArg(v[len(name)+1:]), true
+		for _, f := range flags {
+			if f.name == name {
+				return f.val, true
 			}
 		}
 		return arg{}, false
 	}
 	has := func(name string) bool { _, ok := flag(name); return ok }
-	if v, ok := flag("toolexec"); ok {
-		k.add(Moderate, "-toolexec runs a program around every tool")
-		k.nestedScript(v, "runs a command")
-	}
-	if v, ok := flag("exec"); ok && (verb == "run" || verb == "test") {
-		k.add(Moderate, "-exec runs the program through another")
-		k.nestedScript(v, "runs a command")
-	}
+	k.goBuildFlags(flags)
 	if v, ok := flag("C"); ok {
 		if pl, shown := k.c.where(k.x.f, v); pl != placeWorkspace && pl != placeTemp {
 			k.add(Moderate, "works in another directory: "+shown)
@@ -59,12 +80,15 @@ func ruleGo(k *cmd) {
 	switch verb {
 	case "build", "vet", "list", "doc", "version", "env", "help":
 		if verb == "env" && (has("w") || has("u")) {
-			k.add(Moderate, "changes Go's settings")
+			k.goEnvWrite(others)
 			return
 		}
 		if verb == "list" && has("u") && has("m") {
 			k.add(Moderate, "reaches the network")
 			return
+		}
+		if a, bad := unknownArgs(others); bad {
+			k.add(Moderate, "an argument only known at run time could be a flag that runs a program (-toolexec, -vettool): "+a.text)
 		}
 		for _, name := range []string{"o", "coverprofile", "cpuprofile", "memprofile", "trace"} {
 			if v, ok := flag(name); ok {
@@ -117,6 +141,244 @@ func ruleGo(k *cmd) {
 	default:
 		k.add(Moderate, "runs the go command")
 	}
+}
+
+// goBuildFlags judges the flags that make the go command run a program of
+// someone's choosing or write where it should not: -toolexec, -exec,
+// -vettool, -compiler, -overlay, and the compiler, assembler and linker
+// flags passed through -gcflags, -asmflags, -ldflags and -gccgoflags.
+// GOFLAGS holds the same flags.
+func (k *cmd) goBuildFlags(flags []goFlag) {
+	for _, f := range flags {
+		switch f.name {
+		case "toolexec", "exec":
+			if f.has {
+				k.runsProgram(f.val, "-"+f.name, true)
+			}
+		case "vettool":
+			if f.has {
+				k.runsProgram(f.val, "-vettool", false)
+			}
+		case "compiler":
+			if !f.val.known || f.val.val != "gc" {
+				k.add(Moderate, "-compiler builds with another compiler, found on PATH: "+f.val.text)
+			}
+		case "overlay":
+			k.add(Moderate, "-overlay builds files named in a JSON file in place of the sources")
+		case "gcflags", "asmflags", "ldflags":
+			k.goToolFlags(f.name, f.val)
+		case "gccgoflags":
+			k.ccFlags(f.val, "-gccgoflags")
+		}
+	}
+}
+
+// goToolFlags judges the flags go hands its compiler, assembler or
+// linker. -X and the debugging and optimisation flags change only the
+// output; the linker's -extld and -extar name programs it runs,
+// -extldflags and -linkmode=external hand the link to the C toolchain,
+// and -o and the profile flags write files.
+func (k *cmd) goToolFlags(flag string, v arg) {
+	what := "-" + flag
+	if !v.known {
+		k.add(Moderate, what+" is only known at run time, and could name another linker or write files: "+v.text)
+		return
+	}
+	s := v.val
+	if s != "" && s[0] != '-' {
+		// [pattern=]flags: the pattern names the packages the flags apply to.
+		if i := strings.IndexByte(s, '='); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	fields, ok := splitQuoted(s)
+	if !ok {
+		k.add(Moderate, what+" has unbalanced quotes: "+v.text)
+		return
+	}
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 2 || f[0] != '-' {
+			continue
+		}
+		name, val, eq := strings.Cut(strings.TrimPrefix(f[1:], "-"), "=")
+		take := func() string {
+			if eq {
+				return val
+			}
+			if i+1 < len(fields) && (fields[i+1] == "" || fields[i+1][0] != '-' || name == "extldflags") {
+				i++
+				return fields[i]
+			}
+			return ""
+		}
+		switch name {
+		case "extld", "extar":
+			if flag == "ldflags" {
+				k.runsProgram(literalArg(take()), what+" -"+name, true)
+			}
+		case "extldflags":
+			if flag == "ldflags" {
+				k.ccFlags(literalArg(take()), what+" -extldflags")
+			}
+		case "linkmode":
+			if v := take(); v != "internal" && v != "auto" && flag == "ldflags" {
+				k.add(Moderate, what+" -linkmode="+v+" links with the C toolchain, which runs programs named in its settings")
+			}
+		case "I":
+			if flag == "ldflags" {
+				k.add(Moderate, what+" -I sets the program that loads the binary whenever it runs: "+take())
+			}
+		case "o", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "traceprofile", "trace", "tmpdir",
+			"bench", "asmhdr", "linkobj", "benchmarkprofile", "capturehostobjs":
+			w := take()
+			b := literalArg(w)
+			b.home = strings.HasPrefix(w, "~")
+			k.writeInside(b, what+" -"+name+" writes into")
+		case "json":
+			if _, dest, ok := strings.Cut(take(), "file://"); ok {
+				k.writeInside(literalArg(dest), what+" -json writes into")
+			}
+		}
+		// Other flags (-X, -s, -w, -N, -l, -trimpath...) change only the
+		// output. Their values are skipped as words that are not flags;
+		// a word starting with a dash is always read as a flag, which
+		// errs on the strict side.
+	}
+}
+
+// ccFlags judges flags handed to the C compiler or linker (CGO_CFLAGS,
+// -extldflags, -gccgoflags). Flags in the environment escape the checks
+// go makes on #cgo lines, and a few make the compiler load or run a
+// program: plug-ins, -wrapper, -B, -specs, a linker by path.
+func (k *cmd) ccFlags(v arg, what string) {
+	if !v.known {
+		k.add(Moderate, what+" is only known at run time, and could make the C compiler run a program: "+v.text)
+		return
+	}
+	fields, _ := splitQuoted(v.val)
+	if len(fields) == 0 {
+		return
+	}
+	for _, f := range fields {
+		lf := strings.ToLower(f)
+		if strings.Contains(lf, "plugin") || strings.HasPrefix(f, "-wrapper") || strings.HasPrefix(f, "-B") ||
+			strings.HasPrefix(f, "-specs") || strings.HasPrefix(f, "--specs") || f == "-load" ||
+			strings.HasPrefix(f, "--ld-path") || strings.HasPrefix(f, "-fuse-ld=") && strings.Contains(f, "/") {
+			k.add(Dangerous, what+" makes the C compiler load or run another program: "+f)
+			return
+		}
+	}
+	k.add(Moderate, what+" passes flags to the C compiler or linker, which can change the programs they run")
+}
+
+// runsProgram judges an option or variable naming a program that another
+// tool runs (go vet -vettool, go build -toolexec, the linker's -extld,
+// CC). At least moderate; dangerous when the program is only known at
+// run time or lies where a moderate command of this session could have
+// written it (the workspace, a temporary directory). cmdline says the
+// value is a command line (go splits -toolexec and -exec into words),
+// which is then judged as a command of its own.
+func (k *cmd) runsProgram(v arg, what string, cmdline bool) {
+	if !v.known {
+		k.add(Dangerous, what+" runs a program only known at run time: "+v.text)
+		return
+	}
+	prog := v.val
+	if cmdline {
+		fields, ok := splitQuoted(v.val)
+		if !ok {
+			k.add(Dangerous, what+" names a command with unbalanced quotes: "+v.text)
+			return
+		}
+		if len(fields) == 0 {
+			return
+		}
+		prog = fields[0]
+	}
+	if prog == "" {
+		return
+	}
+	if strings.Contains(prog, "/") && !systemBin[path.Dir(path.Clean(prog))] {
+		b := literalArg(prog)
+		b.home = strings.HasPrefix(prog, "~")
+		switch pl, shown := k.c.where(k.x.f, b); pl {
+		case placeOutside:
+			k.add(Moderate, what+" runs a program by path: "+shown)
+		case placeWorkspace, placeTemp:
+			k.add(Dangerous, what+" runs a program from the workspace or a temporary directory (commands here can write it): "+shown)
+		default:
+			k.add(Dangerous, what+" runs a program only known at run time: "+shown)
+		}
+	} else {
+		k.add(Moderate, what+" runs another program: "+prog)
+	}
+	if cmdline {
+		k.nestedScript(v, what+" runs a command")
+	} else {
+		k.nestedArgv([]arg{literalArg(prog)})
+	}
+}
+
+// goEnvWrite judges go env -w and -u, which change the settings of every
+// later go command: a setting that would make one go command run another
+// program, or reach elsewhere, is planted for all of them.
+func (k *cmd) goEnvWrite(ops []arg) {
+	scratch := &res{}
+	for _, a := range ops {
+		if !a.known {
+			k.add(Dangerous, "go env -w sets a value only known at run time: "+a.text)
+			return
+		}
+		name, val, ok := strings.Cut(a.val, "=")
+		if !ok {
+			continue // go env -u NAME
+		}
+		k.c.envVar(k.x, name, literalArg(val), scratch)
+	}
+	if scratch.lvl > Safe {
+		k.add(Dangerous, "go env -w makes a setting permanent for every later go command: "+strings.Join(scratch.reasons, "; "))
+		return
+	}
+	k.add(Moderate, "changes Go's settings")
+}
+
+// splitQuoted splits s into words at blanks, keeping quoted runs together
+// and removing the quotes, as go splits -toolexec, -gcflags and CC. ok is
+// false when a quote is left open.
+func splitQuoted(s string) (words []string, ok bool) {
+	var b strings.Builder
+	in := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				b.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if in {
+				words = append(words, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, false
+	}
+	if in {
+		words = append(words, b.String())
+	}
+	return words, true
 }
 
 func ruleFormatter(k *cmd) {

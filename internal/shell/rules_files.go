@@ -90,6 +90,7 @@ func ruleCopy(k *cmd) {
 		return
 	}
 	k.write(dest)
+	k.copiesGitDir(sources)
 	switch k.name {
 	case "mv":
 		for _, s := range sources {
@@ -107,6 +108,18 @@ func ruleCopy(k *cmd) {
 			if pl, shown := k.c.where(k.x.f, target); pl != placeWorkspace && pl != placeTemp {
 				k.add(Dangerous, "links to a path outside the workspace, so later writes through the link leave it: "+shown)
 			}
+		}
+	}
+}
+
+// copiesGitDir marks copying a .git directory or gitfile (cp -r x/.git
+// dest, rsync -a repo/.git .): wherever it lands, git obeys its hooks
+// and config, and runs them outside the sandbox.
+func (k *cmd) copiesGitDir(sources []arg) {
+	for _, s := range sources {
+		if p, ok := k.c.resolve(k.x.f, s); ok && inGitDir(p) && strings.EqualFold(path.Base(p), ".git") {
+			k.add(Dangerous, "copies a .git directory or file, whose hooks and config git runs outside the sandbox: "+k.c.show(p))
+			return
 		}
 	}
 }
@@ -177,6 +190,8 @@ func ruleChmod(k *cmd) {
 			k.add(Dangerous, what+" a path outside the workspace: "+shown)
 		case recursive && k.c.wide(p):
 			k.add(Dangerous, what+" everything in "+shown)
+		case inGitDir(p):
+			k.add(Dangerous, what+" a path in .git (git hooks and config run outside the sandbox): "+shown)
 		default:
 			k.add(Moderate, what+" "+shown)
 		}
@@ -427,6 +442,42 @@ func ruleSecondOperandWrites(k *cmd) {
 	}
 }
 
+// ruleSplit covers split and csplit, which write files named from a
+// prefix: split's second operand, csplit's -f (x and xx by default, in
+// the working directory). split --filter hands each piece to a command.
+func ruleSplit(k *cmd) {
+	sp := spec{shortVal: "abClnt", longVal: []string{"suffix-length", "bytes", "line-bytes", "lines", "number",
+		"separator", "additional-suffix", "filter"}}
+	prefix := literalArg("x")
+	if k.name == "csplit" {
+		sp = spec{shortVal: "bfn", longVal: []string{"suffix-format", "prefix", "digits"}}
+		prefix = literalArg("xx")
+	}
+	if a, bad := unknownArgs(k.args); bad {
+		k.add(Dangerous, "an argument only known at run time could be an option that writes or runs a command: "+a.text)
+		return
+	}
+	opts, ops := sp.scan(k.args)
+	if k.name == "split" {
+		if len(ops) > 1 {
+			prefix = ops[1]
+		}
+		if v, ok := optVal(opts, "--filter"); ok {
+			k.add(Moderate, "hands each piece to a command")
+			k.nestedScript(v, "runs a command")
+			return
+		}
+		if v, ok := optVal(opts, "--additional-suffix"); ok && strings.Contains(v.val, "/") {
+			k.add(Dangerous, "the suffix holds a slash, so pieces land in another directory: "+v.text)
+		}
+	} else if v, ok := optVal(opts, "-f", "--prefix"); ok {
+		prefix = v
+	}
+	// The pieces are the prefix and a suffix: where the prefix lands is
+	// where they do.
+	k.write(prefix)
+}
+
 func ruleTee(k *cmd) {
 	sp := spec{longVal: []string{"output-error"}}
 	_, ops := sp.scan(k.args)
@@ -515,6 +566,9 @@ func ruleCd(k *cmd) {
 		}
 	case target.known && target.val == "-":
 		f.cwd = ""
+	case f.cdpath && target.known && cdpathApplies(target.val):
+		// cd looks the name up in CDPATH first: it may land anywhere.
+		f.cwd = ""
 	default:
 		if p, ok := k.c.resolve(f, *target); ok {
 			f.cwd = p
@@ -523,6 +577,16 @@ func ruleCd(k *cmd) {
 		}
 	}
 	k.add(Safe, "changes directory")
+}
+
+// cdpathApplies reports whether cd looks a directory up in CDPATH: bash
+// does for any name that does not start with /, . or .. (nor ~, which
+// the shell expands first).
+func cdpathApplies(dir string) bool {
+	if dir == "" || dir[0] == '/' || dir[0] == '~' {
+		return false
+	}
+	return dir != "." && dir != ".." && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../")
 }
 
 func rulePopd(k *cmd) {

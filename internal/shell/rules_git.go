@@ -101,6 +101,7 @@ func ruleGit(k *cmd) {
 	args := k.args
 	gitDir := k.x.f.cwd
 	dirKnown := gitDir != ""
+	elsewhere := "" // -C, --git-dir, --work-tree or --bare, as given
 	i := 0
 globals:
 	for ; i < len(args); i++ {
@@ -136,16 +137,24 @@ globals:
 			}
 		case v == "-C" || v == "--git-dir" || v == "--work-tree" || strings.HasPrefix(v, "--git-dir=") || strings.HasPrefix(v, "--work-tree="):
 			var d arg
+			shown := v
 			if _, val, ok := strings.Cut(v, "="); ok {
 				d = literalArg(val)
 			} else {
 				d = next()
+				shown = v + " " + d.text
 			}
 			if p, ok := k.c.resolve(k.x.f, d); ok {
+				if v != "-C" || p != k.x.f.cwd {
+					elsewhere = shown
+				}
 				gitDir = p
 			} else {
+				elsewhere = shown
 				dirKnown = false
 			}
+		case v == "--bare":
+			elsewhere = v
 		case v == "--namespace" || v == "--super-prefix" || v == "--list-cmds" || v == "--attr-source":
 			next()
 		case v == "--version" || v == "--help" || v == "-h" || v == "--html-path" || v == "--man-path" || v == "--info-path":
@@ -162,6 +171,14 @@ globals:
 		}
 		return
 	}
+	// Another repository or work tree brings its own configuration, which
+	// may have been written by a command here and can make even a reading
+	// verb run programs (core.fsmonitor, hooks, textconv), as GIT_DIR does.
+	defer func() {
+		if elsewhere != "" {
+			k.add(Moderate, "works on another repository or work tree ("+elsewhere+"), whose configuration can make git run programs")
+		}
+	}()
 	verb := args[i].val
 	rest := args[i+1:]
 	k.r.verb = verb
@@ -193,6 +210,9 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			k.write(o.val)
 		case o.is("--ext-diff"):
 			k.add(Moderate, "--ext-diff runs the external diff program configured")
+		case len(o.name) > len("--text") && strings.HasPrefix("--textconv", o.name),
+			len(o.name) >= len("--fil") && strings.HasPrefix("--filters", o.name):
+			k.add(Moderate, o.name+" runs the conversion programs configured for the files (textconv, filters)")
 		case o.is("--upload-pack", "--receive-pack") || (o.name == "-u" && (verb == "clone" || verb == "ls-remote" || verb == "fetch")):
 			k.add(Dangerous, "runs a program named in its options on the remote side")
 		case o.is("--exec") && verb != "rebase":
@@ -282,7 +302,8 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			k.add(Moderate, "changes remotes")
 		}
 	case "config":
-		k.gitConfig(opts, ops)
+		// -f is --file here, not --force.
+		k.gitConfig(gitConfigSpec.scan(rest))
 	case "stash":
 		switch first {
 		case "list", "show":
@@ -537,6 +558,9 @@ func (k *cmd) gitPush(opts []option, ops []arg) {
 	}
 	k.add(Moderate, "publishes commits to a remote")
 }
+
+// gitConfigSpec are git config's options that take a value.
+var gitConfigSpec = spec{shortVal: "f", longVal: []string{"file", "blob", "type", "default", "comment", "value", "url"}}
 
 func (k *cmd) gitConfig(opts []option, ops []arg) {
 	has := func(names ...string) bool { return hasOpt(opts, names...) }

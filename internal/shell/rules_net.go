@@ -233,6 +233,7 @@ func ruleCopyRemote(k *cmd) {
 		}
 	}
 	k.write(dest)
+	k.copiesGitDir(sources)
 }
 
 func ruleRemote(k *cmd) {

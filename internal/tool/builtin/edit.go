@@ -73,7 +73,7 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.root.Stat(rel)
+	fi, err := space.stat(rel)
 	switch {
 	case err != nil:
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
@@ -84,7 +84,7 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	case fi.Size() > editMaxBytes:
 		return tool.Errorf("%s is %d bytes; edit handles files up to %d bytes", a.Path, fi.Size(), editMaxBytes), nil
 	}
-	f, err := openRegular(space.root, rel)
+	f, err := space.openRegular(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
@@ -140,7 +140,7 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if _, err := writeFileAtomic(space.root, rel, []byte(out)); err != nil {
+	if _, err := space.writeFileAtomic(rel, []byte(out)); err != nil {
 		return tool.Errorf("write %s: %v", a.Path, err), nil
 	}
 	return tool.Result{Content: fmt.Sprintf("edited %s (%s)\n%s", rel,

@@ -9,14 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -25,11 +23,15 @@ import (
 
 // Helpers shared by the file tools (read, write, edit, grep, find, ls).
 //
-// Every file tool resolves the model's path with workspace.Guard.Resolve and
-// then does its I/O through an *os.Root opened on the resolved workspace
-// root, using the resolved path relative to it. Resolve gives the clear
-// refusal; os.Root makes the open itself unable to leave the root, so a
-// symlink swapped in between the check and the open cannot redirect it.
+// Every file tool resolves the model's path with workspace.Guard.Resolve,
+// which gives the clear refusal (outside the workspace, protected), and
+// then does its I/O on the resolved path relative to a handle on the
+// workspace root. Resolve returns a path with every symlink resolved, so
+// the I/O never needs to follow one: on Linux each open refuses any
+// symlink it meets (fileutil_linux.go), so a command running meanwhile
+// that swaps a checked folder for a symlink (into .git, or out of the
+// workspace) makes the call fail instead of redirecting it. Elsewhere an
+// *os.Root keeps the I/O inside the workspace (fileutil_other.go).
 
 // fileArgsError turns a JSON decoding failure into a message that names
 // the argument and what was wrong with it.
@@ -79,11 +81,11 @@ func decodeFileArgs(raw json.RawMessage, v any) string {
 }
 
 // fileSpace is one call's view of the workspace: the guard, the resolved
-// root, and an *os.Root on it for confined I/O.
+// root, and a handle on that root for confined I/O.
 type fileSpace struct {
 	guard workspace.Guard
 	real  string
-	root  *os.Root
+	at    spaceRoot // per platform: fileutil_linux.go, fileutil_other.go
 }
 
 func openFileSpace(env *tool.Env) (*fileSpace, error) {
@@ -94,14 +96,14 @@ func openFileSpace(env *tool.Env) (*fileSpace, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(real)
+	at, err := openSpaceRoot(real)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", real, err)
 	}
-	return &fileSpace{guard: workspace.Guard{Root: real, Protected: env.Protected}, real: real, root: root}, nil
+	return &fileSpace{guard: workspace.Guard{Root: real, Protected: env.Protected}, real: real, at: at}, nil
 }
 
-func (s *fileSpace) Close() error { return s.root.Close() }
+func (s *fileSpace) Close() error { return s.at.close() }
 
 // resolve returns p relative to the workspace root, slash-separated ("."
 // for the root itself). A refusal comes back as the model's message.
@@ -139,23 +141,6 @@ func statMessage(p string, err error) string {
 		return fmt.Sprintf("%s: %v", p, pe.Err)
 	}
 	return fmt.Sprintf("%s: %v", p, err)
-}
-
-// openRegular opens a file for reading without blocking on a FIFO that
-// may have taken the place of the file the caller checked.
-func openRegular(root *os.Root, rel string) (*os.File, error) {
-	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = errNotRegular
-		}
-		return nil, err
-	}
-	return f, nil
 }
 
 // binarySample is how much of a file the binary check looks at, as git
@@ -221,69 +206,14 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// writeFileAtomic replaces rel inside root with data: a temporary file in
-// the same folder is written, synced and renamed over the target, so a
-// reader never sees half a file. An existing file keeps its mode; a new
-// one gets 0644 and any missing parent folders. created says whether the
-// file did not exist before.
-func writeFileAtomic(root *os.Root, rel string, data []byte) (created bool, err error) {
-	mode := fs.FileMode(0o644)
-	fi, err := root.Stat(rel)
-	switch {
-	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("%s is a folder", rel)
-	case err == nil:
-		mode = fi.Mode().Perm()
-	case errors.Is(err, fs.ErrNotExist):
-		created = true
-	default:
-		return false, err
-	}
-	dir := path.Dir(rel)
-	if created && dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return false, fmt.Errorf("create folder %s: %w", dir, err)
-		}
-	}
+// tempName is the name of the temporary file that writeFileAtomic writes
+// next to base before renaming it over base.
+func tempName(base string) (string, error) {
 	var suffix [6]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
-		return false, err
+		return "", err
 	}
-	tmp := path.Join(dir, "."+path.Base(rel)+".wisp-"+hex.EncodeToString(suffix[:])+".tmp")
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return false, fmt.Errorf("create temporary file: %w", err)
-	}
-	cleanup := func() { _ = root.Remove(tmp) }
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		cleanup()
-		return false, fmt.Errorf("write: %w", err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		cleanup()
-		return false, fmt.Errorf("chmod: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		cleanup()
-		return false, fmt.Errorf("sync: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return false, fmt.Errorf("close: %w", err)
-	}
-	if err := root.Rename(tmp, rel); err != nil {
-		cleanup()
-		return false, fmt.Errorf("rename into place: %w", err)
-	}
-	// Sync the folder so the rename itself survives a crash.
-	if d, err := root.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return created, nil
+	return "." + base + ".wisp-" + hex.EncodeToString(suffix[:]) + ".tmp", nil
 }
 
 // displayPath is how a tool shows a workspace-relative path to the model.
@@ -324,9 +254,16 @@ type dirHandle interface {
 	close() error
 }
 
+// ignoreMaxBytes bounds the ignore files the walker reads.
+const ignoreMaxBytes = 1 << 20
+
 var (
 	errTooBig     = errors.New("file too big")
 	errNotRegular = errors.New("not a regular file")
+	// errSwapped is what an open reports when it meets a symlink on a
+	// path that had none when it was resolved: something replaced part
+	// of the path since, and the link is not followed.
+	errSwapped = errors.New("part of the path was replaced by a symlink after it was checked; not followed")
 )
 
 // walkDir is a folder being walked.
@@ -407,7 +344,7 @@ func (w *walker) walk(ctx context.Context, start string) error {
 	if start == "." {
 		start = ""
 	}
-	h, err := openWalkRoot(w.space.root, displayPath(start))
+	h, err := w.space.openWalkDir(displayPath(start))
 	if err != nil {
 		return err
 	}
@@ -432,7 +369,7 @@ func (w *walker) walk(ctx context.Context, start string) error {
 // folders above start (start's own is read when it is listed).
 func (w *walker) ancestorIgnores(start string) *workspace.Ignore {
 	var ign *workspace.Ignore
-	if data, err := w.space.root.ReadFile(".git/info/exclude"); err == nil {
+	if data, err := w.space.readFile(".git/info/exclude", ignoreMaxBytes); err == nil {
 		ign = ign.Add("", data)
 	}
 	if start == "" {
@@ -440,7 +377,7 @@ func (w *walker) ancestorIgnores(start string) *workspace.Ignore {
 	}
 	dir := ""
 	for seg := range strings.SplitSeq(start, "/") {
-		if data, err := w.space.root.ReadFile(joinRel(dir, ".gitignore")); err == nil {
+		if data, err := w.space.readFile(joinRel(dir, ".gitignore"), ignoreMaxBytes); err == nil {
 			ign = ign.Add(dir, data)
 		}
 		dir = joinRel(dir, seg)
@@ -511,7 +448,7 @@ func (w *walker) listDir(t walkTask) {
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
 			var buf []byte
-			if data, err := h.readFile(".gitignore", &buf, 1<<20); err == nil {
+			if data, err := h.readFile(".gitignore", &buf, ignoreMaxBytes); err == nil {
 				d.ign = d.ign.Add(t.rel, data)
 			}
 			break

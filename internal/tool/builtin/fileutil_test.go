@@ -231,14 +231,14 @@ func TestBinaryReason(t *testing.T) {
 }
 
 func TestWriteFileAtomicLeavesNoTemp(t *testing.T) {
-	root, _ := fileWorkspace(t, map[string]string{"d/f.txt": "old"})
-	r, err := os.OpenRoot(root)
+	root, env := fileWorkspace(t, map[string]string{"d/f.txt": "old"})
+	space, err := openFileSpace(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer space.Close()
 	for i := range 3 {
-		if _, err := writeFileAtomic(r, "d/f.txt", []byte(strings.Repeat("x", i))); err != nil {
+		if _, err := space.writeFileAtomic("d/f.txt", []byte(strings.Repeat("x", i))); err != nil {
 			t.Fatal(err)
 		}
 	}

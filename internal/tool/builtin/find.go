@@ -89,7 +89,7 @@ func (findTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.root.Stat(rel)
+	fi, err := space.stat(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}

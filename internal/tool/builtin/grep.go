@@ -86,7 +86,7 @@ func (grepTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.root.Stat(rel)
+	fi, err := space.stat(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
@@ -104,7 +104,7 @@ func (grepTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	} else if !fi.Mode().IsRegular() {
 		return tool.Errorf("%s is not a regular file", a.Path), nil
 	} else {
-		f, err := openRegular(space.root, rel)
+		f, err := space.openRegular(rel)
 		if err != nil {
 			return tool.Errorf("%s", statMessage(a.Path, err)), nil
 		}

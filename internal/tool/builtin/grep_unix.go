@@ -23,7 +23,8 @@ type fdDir struct {
 	fd int
 }
 
-// openWalkRoot opens the folder rel of the workspace through root.
+// openWalkRoot opens the folder rel of the workspace through root. Linux
+// starts a walk from an openat2 descriptor instead (fileutil_linux.go).
 func openWalkRoot(root *os.Root, rel string) (dirHandle, error) {
 	f, err := root.Open(rel)
 	if err != nil {

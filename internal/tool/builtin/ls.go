@@ -52,18 +52,18 @@ func (lsTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	f, err := space.root.Open(rel)
-	if err != nil {
-		return tool.Errorf("%s", statMessage(a.Path, err)), nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := space.stat(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
 	if !fi.IsDir() {
 		return tool.Errorf("%s is a file, not a folder; use read to see it", a.Path), nil
 	}
+	f, err := space.openDir(rel)
+	if err != nil {
+		return tool.Errorf("%s", statMessage(a.Path, err)), nil
+	}
+	defer f.Close()
 	entries, err := f.ReadDir(-1)
 	if err != nil && len(entries) == 0 {
 		return tool.Errorf("list %s: %v", a.Path, err), nil

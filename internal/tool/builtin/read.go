@@ -75,7 +75,7 @@ func (readTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.root.Stat(rel)
+	fi, err := space.stat(rel)
 	switch {
 	case err != nil:
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
@@ -84,7 +84,7 @@ func (readTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	case !fi.Mode().IsRegular():
 		return tool.Errorf("%s is not a regular file", a.Path), nil
 	}
-	f, err := openRegular(space.root, rel)
+	f, err := space.openRegular(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}

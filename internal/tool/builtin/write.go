@@ -57,7 +57,7 @@ func (writeTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (t
 		return tool.Errorf("%s is the workspace folder, not a file", a.Path), nil
 	}
 	data := []byte(*a.Content)
-	created, err := writeFileAtomic(space.root, rel, data)
+	created, err := space.writeFileAtomic(rel, data)
 	if err != nil {
 		return tool.Errorf("write %s: %v", a.Path, err), nil
 	}

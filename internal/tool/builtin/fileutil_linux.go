@@ -1,0 +1,328 @@
+//go:build linux
+
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// On Linux the file tools open the resolved path with openat2(2) relative
+// to a descriptor of the workspace root, with RESOLVE_BENEATH and
+// RESOLVE_NO_SYMLINKS: the path has no symlinks by construction (Resolve
+// resolved them all), so any symlink met during the open was put there
+// after the check, and the open fails instead of following it. os.Root
+// would follow a symlink that stays inside the root, which lets a command
+// running meanwhile swap a checked folder for a link into .git.
+//
+// Writes hold the parent folder open the same way, create the temporary
+// file and rename it over the target by names relative to that one
+// descriptor, so neither step can be redirected elsewhere.
+//
+// Kernels before 5.6 have no openat2; there every open walks the path one
+// name at a time with openat(2) and O_NOFOLLOW, which refuses symlinks
+// just the same at the cost of a system call per name.
+
+// resolveNoLinks keeps an openat2 below its directory and off symlinks.
+const resolveNoLinks = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// spaceRoot is the workspace root held open for one call.
+type spaceRoot struct {
+	fd int // O_PATH descriptor of the workspace root
+	// byName makes every open walk one name at a time: set when openat2
+	// is missing (ENOSYS); tests set it to cover that path.
+	byName bool
+}
+
+func openSpaceRoot(real string) (spaceRoot, error) {
+	for {
+		fd, err := unix.Open(real, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return spaceRoot{}, &fs.PathError{Op: "open", Path: real, Err: err}
+		}
+		return spaceRoot{fd: fd}, nil
+	}
+}
+
+func (r *spaceRoot) close() error { return unix.Close(r.fd) }
+
+// open opens rel (slash-separated, relative to the root, "." for the root)
+// without following any symlink on the way or at its end. A symlink met
+// gives errSwapped.
+func (r *spaceRoot) open(rel string, flags int, mode uint32) (int, error) {
+	flags |= unix.O_CLOEXEC
+	if !r.byName {
+		fd, err := openat2(r.fd, rel, flags, mode)
+		switch err {
+		case nil:
+			return fd, nil
+		case unix.ENOSYS:
+			r.byName = true
+		case unix.EPERM:
+			// A seccomp filter may answer EPERM for a system call it does
+			// not know; walking by name is as safe, and a real EPERM comes
+			// back from it again.
+		default:
+			return -1, openError(rel, err)
+		}
+	}
+	fd, err := r.openByName(rel, flags, mode)
+	if err != nil {
+		return -1, openError(rel, err)
+	}
+	return fd, nil
+}
+
+// openError words a failed open: ELOOP (a symlink refused) and EXDEV (an
+// escape from the root refused) mean the path changed after it was checked.
+func openError(rel string, err error) error {
+	if err == unix.ELOOP || err == unix.EXDEV {
+		err = errSwapped
+	}
+	return &fs.PathError{Op: "open", Path: rel, Err: err}
+}
+
+func openat2(dirfd int, name string, flags int, mode uint32) (int, error) {
+	how := unix.OpenHow{Flags: uint64(flags), Resolve: resolveNoLinks}
+	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+		how.Mode = uint64(mode) // openat2 refuses a mode without them
+	}
+	// EAGAIN: a rename raced the lookup; the kernel asks for a retry.
+	for tries := 0; ; tries++ {
+		fd, err := unix.Openat2(dirfd, name, &how)
+		if err == unix.EINTR || (err == unix.EAGAIN && tries < 8) {
+			continue
+		}
+		return fd, err
+	}
+}
+
+// openByName opens rel one name at a time, each folder with O_NOFOLLOW, so
+// no symlink is followed anywhere on the path (the openat2 fallback).
+func (r *spaceRoot) openByName(rel string, flags int, mode uint32) (int, error) {
+	if rel == "" || rel == "." {
+		return openat(r.fd, ".", flags)
+	}
+	names := strings.Split(rel, "/")
+	dir := r.fd
+	closeDir := func() {
+		if dir != r.fd {
+			unix.Close(dir)
+		}
+	}
+	defer func() { closeDir() }()
+	for _, name := range names[:len(names)-1] {
+		fd, err := openName(dir, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, err
+		}
+		closeDir()
+		dir = fd
+	}
+	return openName(dir, names[len(names)-1], flags, mode)
+}
+
+// openName opens the single name (no slash) in the folder dirfd without
+// following a symlink: for one name, O_NOFOLLOW is all openat2's
+// RESOLVE_NO_SYMLINKS would add. A symlink gives ELOOP.
+func openName(dirfd int, name string, flags int, mode uint32) (int, error) {
+	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+		return -1, unix.EXDEV
+	}
+	for {
+		fd, err := unix.Openat(dirfd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.ENOTDIR && flags&unix.O_DIRECTORY != 0 && isSymlinkAt(dirfd, name) {
+			// O_PATH|O_NOFOLLOW on a symlink opens the link itself, which
+			// O_DIRECTORY then refuses as "not a directory".
+			err = unix.ELOOP
+		}
+		if err == nil && flags&unix.O_PATH != 0 {
+			// O_PATH|O_NOFOLLOW opens a symlink itself rather than failing.
+			var st unix.Stat_t
+			if serr := unix.Fstat(fd, &st); serr != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				unix.Close(fd)
+				if serr == nil {
+					serr = unix.ELOOP
+				}
+				return -1, serr
+			}
+		}
+		return fd, err
+	}
+}
+
+func isSymlinkAt(dirfd int, name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+}
+
+// stat returns what rel is, without following a symlink.
+func (s *fileSpace) stat(rel string) (fs.FileInfo, error) {
+	fd, err := s.at.open(rel, unix.O_PATH, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path.Base(rel))
+	defer f.Close()
+	return f.Stat()
+}
+
+// openRegular opens the regular file rel for reading. O_NONBLOCK: a FIFO
+// that took the place of the file the caller checked must not block the
+// open; it is refused as not regular.
+func (s *fileSpace) openRegular(rel string) (*os.File, error) {
+	fd, err := s.at.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = errNotRegular
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// openDir opens the folder rel for listing.
+func (s *fileSpace) openDir(rel string) (*os.File, error) {
+	fd, err := s.at.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), rel), nil
+}
+
+// readFile reads the regular file rel whole; over max bytes is errTooBig.
+func (s *fileSpace) readFile(rel string, max int64) ([]byte, error) {
+	f, err := s.openRegular(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, errTooBig
+	}
+	return data, nil
+}
+
+// openWalkDir opens the folder rel as the start of a walk (grep_unix.go);
+// the walk goes on one name at a time with O_NOFOLLOW.
+func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) {
+	f, err := s.openDir(rel)
+	if err != nil {
+		return nil, err
+	}
+	return &fdDir{f: f, fd: int(f.Fd())}, nil
+}
+
+// writeFileAtomic replaces rel with data: a temporary file in the same
+// folder is written, synced and renamed over the target, so a reader never
+// sees half a file. An existing file keeps its mode; a new one gets 0644
+// and any missing parent folders. created says whether the file did not
+// exist before. The parent folder is held open and both names are taken
+// relative to it, so the file can only land in the folder that was
+// checked; the temporary file is removed on any failure.
+func (s *fileSpace) writeFileAtomic(rel string, data []byte) (created bool, err error) {
+	dir, base := path.Dir(rel), path.Base(rel)
+	dirfd, err := s.at.open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if errors.Is(err, fs.ErrNotExist) && dir != "." {
+		dirfd, err = s.at.mkdirAll(dir)
+	}
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(dirfd)
+
+	mode := uint32(0o644)
+	var st unix.Stat_t
+	switch err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		return false, fmt.Errorf("%s is a folder", rel)
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return false, &fs.PathError{Op: "write", Path: rel, Err: errSwapped}
+	case err == nil:
+		mode = st.Mode & 0o777
+	case err == unix.ENOENT:
+		created = true
+	default:
+		return false, &fs.PathError{Op: "stat", Path: rel, Err: err}
+	}
+
+	tmp, err := tempName(base)
+	if err != nil {
+		return false, err
+	}
+	fd, err := openName(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("create temporary file: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	fail := func(what string, err error) (bool, error) {
+		f.Close()
+		_ = unix.Unlinkat(dirfd, tmp, 0)
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail("write", err)
+	}
+	if err := f.Chmod(fs.FileMode(mode)); err != nil {
+		return fail("chmod", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("sync", err)
+	}
+	if err := f.Close(); err != nil {
+		_ = unix.Unlinkat(dirfd, tmp, 0)
+		return false, fmt.Errorf("close: %w", err)
+	}
+	if err := unix.Renameat(dirfd, tmp, dirfd, base); err != nil {
+		_ = unix.Unlinkat(dirfd, tmp, 0)
+		return false, fmt.Errorf("rename into place: %w", err)
+	}
+	// Sync the folder so the rename itself survives a crash.
+	_ = unix.Fsync(dirfd)
+	return created, nil
+}
+
+// mkdirAll makes the folder rel and any missing parents, one name at a
+// time, each opened without following a symlink before the next is made
+// in it, and returns the last one open.
+func (r *spaceRoot) mkdirAll(rel string) (int, error) {
+	dir := r.fd
+	for name := range strings.SplitSeq(rel, "/") {
+		fd, err := openName(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err == unix.ENOENT {
+			if err = unix.Mkdirat(dir, name, 0o755); err == nil || err == unix.EEXIST {
+				fd, err = openName(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			}
+		}
+		if dir != r.fd {
+			unix.Close(dir)
+		}
+		if err != nil {
+			return -1, fmt.Errorf("create folder %s: %w", rel, openError(name, err))
+		}
+		dir = fd
+	}
+	return dir, nil
+}
