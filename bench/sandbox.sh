@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sandbox's added start-up cost per command: the real wisp binary
 # re-executed as the Landlock helper running `true`, side by side with a
-# plain `/bin/sh -c true` (the unsandboxed path), in the same run.
+# plain `bash --noprofile --norc -c true` (the unsandboxed path), in the
+# same run.
 #
 # Usage: bench/sandbox.sh [RUNS]   (default 200)
 set -euo pipefail
@@ -24,11 +25,11 @@ time_loop() { # time_loop CMD...: milliseconds per run
 }
 # Warm up both paths.
 "$out/wisp" __wisp_sandbox "$cfg" true
-/bin/sh -c true
-plain=$(time_loop /bin/sh -c true)
+bash --noprofile --norc -c true
+plain=$(time_loop bash --noprofile --norc -c true)
 boxed=$(time_loop "$out/wisp" __wisp_sandbox "$cfg" true)
 echo "per command, $runs runs:"
-echo "  plain /bin/sh -c true:        ${plain} ms"
+echo "  plain bash -c true:           ${plain} ms"
 echo "  wisp sandbox helper + true:   ${boxed} ms"
 echo "  added by the sandbox:         $(echo "scale=3; $boxed - $plain" | bc) ms  (ratio $(echo "scale=2; $boxed / $plain" | bc)x)"
 rm -rf "$work"
