@@ -333,6 +333,44 @@ func (c *classifier) assign(x ctx, as *syntax.Assign, r *res) {
 	c.envVar(x, as.Name.Value, val, r)
 }
 
+// setVar judges setting a variable named by a word (read NAME, printf -v
+// NAME, declare "NAME=value", for NAME in): a name only known at run time
+// could be any variable.
+func (c *classifier) setVar(x ctx, name, val arg, r *res) {
+	if !name.known {
+		r.add(Dangerous, "sets a variable whose name is only known at run time: "+name.text)
+		return
+	}
+	n := name.val
+	if i := strings.IndexByte(n, '['); i >= 0 {
+		n = n[:i] // an array element: $NAME is element 0
+	}
+	c.envVar(x, n, val, r)
+}
+
+// runtimeValue stands for a value read or computed when the line runs.
+var runtimeValue = arg{text: "(a value only known at run time)"}
+
+// setsVars judges a builtin that stores input in the variables it names
+// (read, mapfile, getopts, printf -v).
+func (k *cmd) setsVars(names []arg) {
+	for _, n := range names {
+		k.c.setVar(k.x, n, runtimeValue, k.r)
+	}
+}
+
+// assignsVar judges an assignment that is not a command of its own
+// (${NAME:=value}, ((NAME=1)), for NAME in): a part is recorded only
+// when setting the variable matters.
+func (c *classifier) assignsVar(x ctx, name, val arg, text string) {
+	r := &res{}
+	c.setVar(x, name, val, r)
+	if r.lvl > Safe {
+		c.addPartText(text, "", "", r)
+	}
+	c.runLater(r)
+}
+
 // dangerousVars change what every later program loads or runs.
 var dangerousVars = map[string]string{
 	"LD_PRELOAD": "loads a library into every program", "LD_AUDIT": "loads a library into every program",
@@ -434,8 +472,13 @@ func (c *classifier) envVar(x ctx, name string, val arg, r *res) {
 			args[i] = literalArg(w)
 		}
 		flags, _ := goFlags(args)
-		k := &cmd{c: c, x: x, name: "go", r: r}
+		scratch := &res{}
+		k := &cmd{c: c, x: x, name: "go", r: scratch}
 		k.goBuildFlags(flags)
+		for i, reason := range scratch.reasons {
+			r.add(scratch.levels[i], "sets GOFLAGS, where "+reason)
+		}
+		r.later = append(r.later, scratch.later...)
 		return
 	case "GOROOT":
 		b := val

@@ -182,12 +182,6 @@ func (c *classifier) script(src string, parent *frame) error {
 	if parent != nil {
 		f.cwd, f.cdpath = parent.cwd, parent.cdpath
 	}
-	// CDPATH can be set in more ways than an assignment (read, for,
-	// printf -v, a nameref); naming it anywhere in the line is enough to
-	// stop trusting where a relative cd goes.
-	if strings.Contains(src, "CDPATH") {
-		f.cdpath = true
-	}
 	c.stmts(ctx{f: f}, file.Stmts)
 	return nil
 }
@@ -284,6 +278,9 @@ func (c *classifier) compound(x ctx, s *syntax.Stmt, rd redirs) {
 		c.stmts(x, cmd.Do)
 	case *syntax.ForClause:
 		c.expr(x, cmd.Loop)
+		if wi, ok := cmd.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			c.assignsVar(x, literalArg(wi.Name.Value), runtimeValue, span(x.f.src, s.Pos(), wi.End()))
+		}
 		c.stmts(x, cmd.Do)
 	case *syntax.CaseClause:
 		c.expr(x, cmd.Word)
@@ -376,15 +373,70 @@ func (c *classifier) expr(x ctx, n syntax.Node) {
 			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && strings.Contains(n.Exp.Word.Lit(), "P") {
 				c.fail("${var@P} runs the command substitutions stored in a variable")
 			}
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
+				val := runtimeValue
+				if n.Exp.Word != nil {
+					val = decodeWord(n.Exp.Word, x.f.src)
+				}
+				c.assignsVar(x, literalArg(n.Param.Value), val, span(x.f.src, n.Pos(), n.End()))
+			}
+		case *syntax.BinaryArithm:
+			if arithAssign(n.Op) {
+				if w, ok := n.X.(*syntax.Word); ok && w.Lit() != "" {
+					c.assignsVar(x, literalArg(w.Lit()), runtimeValue, span(x.f.src, n.Pos(), n.End()))
+				}
+			}
 		}
 		return true
 	})
 }
 
+// arithAssign reports whether an arithmetic operator assigns its left
+// operand.
+func arithAssign(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+		syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+		return true
+	}
+	return false
+}
+
 // decl handles export, declare, local, readonly, typeset and nameref.
+// Besides plain assignments, bash assigns a quoted or computed word
+// ("NAME=value", "$n=value"), and -n makes a name a reference through
+// which later assignments set another variable.
 func (c *classifier) decl(x ctx, s *syntax.Stmt, d *syntax.DeclClause) {
 	r := &res{}
+	nameref := d.Variant.Value == "nameref"
 	for _, as := range d.Args {
+		if as.Name == nil && as.Naked && as.Value != nil {
+			if !plainWord(as.Value) {
+				c.expr(x, as.Value)
+			}
+			w := decodeWord(as.Value, x.f.src)
+			nameText, _, hasEq := strings.Cut(w.text, "=")
+			switch {
+			case w.known && (strings.HasPrefix(w.val, "-") || strings.HasPrefix(w.val, "+")):
+				if w.val[0] == '-' && strings.Contains(w.val, "n") {
+					nameref = true
+				}
+			case w.known && hasEq || !w.known && hasEq && !strings.ContainsAny(nameText, "$`"):
+				name, val, _ := strings.Cut(w.val, "=")
+				v := literalArg(val)
+				if !w.known {
+					v = runtimeValue
+				}
+				c.setVar(x, literalArg(name), v, r)
+			case !w.known:
+				c.setVar(x, w, runtimeValue, r)
+			}
+			continue
+		}
+		if nameref && as.Name != nil && as.Value != nil {
+			// Assigning through the reference sets the variable it names.
+			c.setVar(x, decodeWord(as.Value, x.f.src), runtimeValue, r)
+		}
 		c.assign(x, as, r)
 	}
 	variant := d.Variant.Value
@@ -574,6 +626,15 @@ func (c *classifier) writeTo(f *frame, a arg) (Level, string) {
 		return Dangerous, "writes a file that runs commands later: " + shown
 	}
 	return Moderate, "writes " + shown
+}
+
+// rephraseWrite puts a reason from writeTo after what the command does
+// ("edits in place: outside the workspace: /etc/hosts").
+func rephraseWrite(what, reason string) string {
+	if strings.HasPrefix(reason, gitDirReason) {
+		return what + ": " + reason
+	}
+	return what + ": " + strings.TrimPrefix(reason, "writes ")
 }
 
 // addRedirPart records the redirections of a statement that is not a

@@ -182,6 +182,11 @@ func (c *classifier) secret(p string) bool {
 	lp := strings.ToLower(p)
 	base := path.Base(lp)
 	if v, ok := secretNames[base]; ok {
+		if base == "shadow" || base == "gshadow" {
+			// The password files of /etc, not any file of that name
+			// (the shadow vet tool, say).
+			return strings.HasSuffix(path.Dir(lp), "/etc")
+		}
 		return v
 	}
 	if strings.HasPrefix(base, ".env.") {

@@ -80,6 +80,11 @@ func known(name string) rule {
 				}
 				if name == "printf" && len(k.args) > 0 && k.args[0].known && strings.HasPrefix(k.args[0].val, "-v") {
 					k.add(Moderate, "assigns a shell variable")
+					if v := k.args[0].val[2:]; v != "" {
+						k.setsVars([]arg{literalArg(v)})
+					} else if len(k.args) > 1 {
+						k.setsVars(k.args[1:2])
+					}
 					return
 				}
 				k.add(Safe, why)
@@ -90,11 +95,34 @@ func known(name string) rule {
 					return
 				}
 				if name == "mapfile" || name == "readarray" || name == "compgen" {
-					opts, _ := spec{shortVal: "dnOsuCcAGPSWXFot"}.scan(k.args)
+					opts, ops := spec{shortVal: "dnOsuCcAGPSWXFotV"}.scan(k.args)
+					if name != "compgen" && len(ops) > 0 {
+						k.setsVars(ops[:1])
+					}
+					if v, ok := optVal(opts, "-V"); ok && name == "compgen" {
+						k.setsVars([]arg{v})
+					}
 					if v, ok := optVal(opts, "-C"); ok {
 						k.add(Safe, "runs a callback (judged on its own)")
 						k.nestedScript(v, "runs a callback")
 						return
+					}
+				}
+				switch name {
+				case "read":
+					opts, ops := spec{shortVal: "adinNptu"}.scan(k.args)
+					if v, ok := optVal(opts, "-a"); ok {
+						ops = append(ops, v)
+					}
+					k.setsVars(ops)
+				case "getopts":
+					if len(k.args) > 1 {
+						k.setsVars(k.args[1:2])
+					}
+				case "wait":
+					opts, _ := spec{shortVal: "p"}.scan(k.args)
+					if v, ok := optVal(opts, "-p"); ok {
+						k.setsVars([]arg{v})
 					}
 				}
 				k.add(Safe, why)

@@ -31,6 +31,14 @@ type goFlag struct {
 func goFlags(args []arg) (flags []goFlag, others []arg) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if !a.known && !a.lead && strings.HasPrefix(a.val, "-") {
+			// -name=$(...): the flag is known, its value is not.
+			if name, _, ok := strings.Cut(a.val, "="); ok && len(name) > 1 {
+				_, text, _ := strings.Cut(a.text, "=")
+				flags = append(flags, goFlag{name: strings.TrimPrefix(name[1:], "-"), val: arg{text: text}, has: true})
+				continue
+			}
+		}
 		if !a.known || len(a.val) < 2 || a.val[0] != '-' || a.val == "--" {
 			others = append(others, a)
 			continue
@@ -181,6 +189,10 @@ func (k *cmd) goBuildFlags(flags []goFlag) {
 func (k *cmd) goToolFlags(flag string, v arg) {
 	what := "-" + flag
 	if !v.known {
+		if strings.Contains(v.val, "-ext") {
+			k.add(Dangerous, what+" names another linker or its flags, only known at run time: "+v.text)
+			return
+		}
 		k.add(Moderate, what+" is only known at run time, and could name another linker or write files: "+v.text)
 		return
 	}
@@ -269,7 +281,7 @@ func (k *cmd) ccFlags(v arg, what string) {
 			return
 		}
 	}
-	k.add(Moderate, what+" passes flags to the C compiler or linker, which can change the programs they run")
+	k.add(Moderate, what+" hands flags to the C compiler or linker, and some flags make them run other programs")
 }
 
 // runsProgram judges an option or variable naming a program that another

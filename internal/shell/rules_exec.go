@@ -614,7 +614,7 @@ func ruleSed(k *cmd) {
 		}
 		for _, f := range ops {
 			if l, reason := k.c.writeTo(k.x.f, f); reason != "" {
-				k.add(l, "edits in place: "+strings.TrimPrefix(reason, "writes "))
+				k.add(l, rephraseWrite("edits in place", reason))
 			}
 		}
 	}

@@ -376,7 +376,7 @@ func ruleCompress(k *cmd) {
 	}
 	for _, a := range ops {
 		if l, reason := k.c.writeTo(k.x.f, a); reason != "" {
-			k.add(l, "replaces a file: "+strings.TrimPrefix(reason, "writes "))
+			k.add(l, rephraseWrite("replaces a file", reason))
 		}
 	}
 }

@@ -145,7 +145,8 @@ globals:
 				shown = v + " " + d.text
 			}
 			if p, ok := k.c.resolve(k.x.f, d); ok {
-				if v != "-C" || p != k.x.f.cwd {
+				if !(v == "-C" && p == k.x.f.cwd || strings.HasPrefix(v, "--git-dir") && p == k.x.f.cwd+"/.git" ||
+					strings.HasPrefix(v, "--work-tree") && p == k.x.f.cwd) {
 					elsewhere = shown
 				}
 				gitDir = p
@@ -210,8 +211,7 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			k.write(o.val)
 		case o.is("--ext-diff"):
 			k.add(Moderate, "--ext-diff runs the external diff program configured")
-		case len(o.name) > len("--text") && strings.HasPrefix("--textconv", o.name),
-			len(o.name) >= len("--fil") && strings.HasPrefix("--filters", o.name):
+		case len(o.name) > len("--text") && strings.HasPrefix("--textconv", o.name), o.name == "--filters":
 			k.add(Moderate, o.name+" runs the conversion programs configured for the files (textconv, filters)")
 		case o.is("--upload-pack", "--receive-pack") || (o.name == "-u" && (verb == "clone" || verb == "ls-remote" || verb == "fetch")):
 			k.add(Dangerous, "runs a program named in its options on the remote side")
@@ -571,7 +571,10 @@ func (k *cmd) gitConfig(opts []option, ops []arg) {
 	case len(ops) > 0 && ops[0].known && (ops[0].val == "list" || ops[0].val == "get"):
 		k.add(Safe, "reads configuration")
 		return
-	case has("-e", "--edit"):
+	case has("-e", "--edit") || len(ops) > 0 && ops[0].known && ops[0].val == "edit":
+		if v, ok := optVal(opts, "-f", "--file"); ok {
+			k.write(v)
+		}
 		k.add(Moderate, "opens the configuration in an editor")
 		return
 	}
@@ -579,15 +582,19 @@ func (k *cmd) gitConfig(opts []option, ops []arg) {
 	if has("--global", "--system") {
 		scope = "your global"
 	}
-	if v, ok := optVal(opts, "-f", "--file"); ok {
-		k.write(v)
-	}
+	verb := ""
 	if len(ops) > 0 && ops[0].known && (ops[0].val == "set" || ops[0].val == "unset") {
+		verb = ops[0].val
 		ops = ops[1:]
 	}
-	if len(ops) == 1 && !has("--unset", "--unset-all", "--remove-section", "--rename-section", "--add", "--replace-all") {
+	if len(ops) == 1 && verb == "" && !has("--unset", "--unset-all", "--remove-section", "--rename-section", "--add", "--replace-all") {
 		k.add(Safe, "reads configuration")
 		return
+	}
+	what := "changes " + scope + " git configuration"
+	if v, ok := optVal(opts, "-f", "--file"); ok {
+		k.write(v)
+		what = "changes the git configuration file " + v.text
 	}
 	if len(ops) >= 2 {
 		if !ops[0].known || !ops[1].known {
@@ -596,5 +603,5 @@ func (k *cmd) gitConfig(opts []option, ops []arg) {
 		}
 		k.gitKey(literalArg(ops[0].val+"="+ops[1].val), "git config")
 	}
-	k.add(Moderate, "changes "+scope+" git configuration")
+	k.add(Moderate, what)
 }
