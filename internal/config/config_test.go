@@ -120,3 +120,18 @@ func TestPretty(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeObject: any input either decodes or fails with an error that
+// names what was wrong; it never panics.
+func FuzzDecodeObject(f *testing.F) {
+	f.Add([]byte(`{"approval":{"threshold":"safe","timeoutSeconds":3},"sandbox":{"writablePaths":["/x"]}}`))
+	f.Add([]byte(`{"commandTimeoutSeconds":"x"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var file File
+		_, err := decodeObject(data, &file, "")
+		if err != nil && err.Error() == "" {
+			t.Fatal("an error without a message")
+		}
+	})
+}
