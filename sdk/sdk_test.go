@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/wisp-agent/wisp/internal/provider/fake"
+	"github.com/wisp-agent/wisp/internal/provider/fake/fakescript"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
 	"github.com/wisp-agent/wisp/sdk"
 )
@@ -66,43 +65,8 @@ func TestMain(m *testing.M) {
 
 func TestExtensions(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Setup: func(env *testscript.Env) error {
-			home, err := os.MkdirTemp("", "wisp-home-")
-			if err != nil {
-				return err
-			}
-			env.Defer(func() { os.RemoveAll(home) })
-			env.Setenv("HOME", home)
-			env.Setenv("WISP_HOME", filepath.Join(home, ".wisp"))
-			env.Values["fake"] = new(*fake.Server)
-			return nil
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fake": func(ts *testscript.TestScript, neg bool, args []string) {
-				script, err := fake.LoadScript(ts.MkAbs(args[0]))
-				ts.Check(err)
-				srv, err := fake.Start(script)
-				ts.Check(err)
-				ts.Defer(srv.Close)
-				*ts.Value("fake").(**fake.Server) = srv
-				ts.Setenv("WISP_PROVIDER", "anthropic")
-				ts.Setenv("ANTHROPIC_API_KEY", "k")
-				ts.Setenv("ANTHROPIC_BASE_URL", srv.URL())
-			},
-			"fakereq": func(ts *testscript.TestScript, neg bool, args []string) {
-				srv := *ts.Value("fake").(**fake.Server)
-				reqs := srv.Requests()
-				ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[len(reqs)-1-atoi(ts, args[0])].Body, 0o600))
-			},
-		},
+		Dir:   "testdata/script",
+		Setup: fakescript.Setup,
+		Cmds:  fakescript.Cmds(),
 	})
-}
-
-func atoi(ts *testscript.TestScript, s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -128,10 +127,8 @@ func buildTools(cfg *loaded, p *project, exts []Extension, stderr io.Writer, ins
 	}
 	customs, err := custom.Parse(cfg.file.Tools.Custom, builtinNames(all), custom.Options{Home: cfg.paths.UserHome})
 	if err != nil {
-		var de *custom.DefinitionError
-		if errors.As(err, &de) || err != nil {
-			return nil, &config.MalformedError{File: cfg.paths.Pretty(cfg.paths.ConfigFile()), What: err.Error()}
-		}
+		// Every Parse error is about the user's definitions.
+		return nil, &config.MalformedError{File: cfg.paths.Pretty(cfg.paths.ConfigFile()), What: err.Error()}
 	}
 	for _, c := range customs {
 		all.Add(c)

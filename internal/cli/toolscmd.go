@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/config"
 	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/wisp-agent/wisp/internal/skills"
@@ -143,7 +143,7 @@ func cmdConfig(ctx context.Context, o Options, sys IO) error {
 	for _, w := range append(cfg.warns, p.warns...) {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	list := effectiveSettings(o, cfg, p.settings, cfg.paths.Pretty(strings.TrimSuffix(p.root, "/")+"/.wisp/settings.json"), sys.Getenv)
+	list := effectiveSettings(o, cfg, p.settings, cfg.paths.Pretty(config.ProjectFile(p.root)), sys.Getenv)
 	trustLine := setting{key: "project trust", value: string(p.decision.Status), source: first(p.decision.Source, "none") + " (" + p.root + ")"}
 	return printSettings(sys, append([]setting{trustLine}, list...))
 }
