@@ -31,11 +31,7 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 			return usagef("wisp tools: unknown argument %s (usage: wisp tools [--json|--markdown])", a)
 		}
 	}
-	cfg, err := loadConfig(sys.Getenv)
-	if err != nil {
-		return err
-	}
-	p, err := loadProject(ctx, cfg, sys, nil, io.Discard)
+	cfg, p, err := loadQuietly(ctx, sys)
 	if err != nil {
 		return err
 	}
@@ -111,11 +107,7 @@ func cmdSkills(ctx context.Context, args []string, sys IO) error {
 	if len(args) > 0 {
 		return usagef("wisp skills takes no arguments")
 	}
-	cfg, err := loadConfig(sys.Getenv)
-	if err != nil {
-		return err
-	}
-	p, err := loadProject(ctx, cfg, sys, nil, io.Discard)
+	_, p, err := loadQuietly(ctx, sys)
 	if err != nil {
 		return err
 	}
@@ -132,11 +124,7 @@ func cmdSkills(ctx context.Context, args []string, sys IO) error {
 // cmdConfig prints the effective configuration and where each value
 // came from.
 func cmdConfig(ctx context.Context, o Options, sys IO) error {
-	cfg, err := loadConfig(sys.Getenv)
-	if err != nil {
-		return err
-	}
-	p, err := loadProject(ctx, cfg, sys, nil, io.Discard)
+	cfg, p, err := loadQuietly(ctx, sys)
 	if err != nil {
 		return err
 	}
@@ -160,4 +148,19 @@ func auditConfigChange(cfg *loaded, sys IO, d audit.ConfigChange) {
 	if err := log.Write(audit.Entry{Details: d}); err != nil {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
 	}
+}
+
+// loadQuietly reads the configuration and the project for a command that
+// starts no session: nobody is asked about trust, so an undecided project
+// counts as untrusted.
+func loadQuietly(ctx context.Context, sys IO) (*loaded, *project, error) {
+	cfg, err := loadConfig(sys.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := loadProject(ctx, cfg, sys, nil, io.Discard)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, p, nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -489,4 +490,21 @@ func (w *walker) listDir(t walkTask) {
 	if wake {
 		w.cond.Broadcast()
 	}
+}
+
+// readFile reads the regular file rel whole; over max bytes is errTooBig.
+func (s *fileSpace) readFile(rel string, max int64) ([]byte, error) {
+	f, err := s.openRegular(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, errTooBig
+	}
+	return data, nil
 }

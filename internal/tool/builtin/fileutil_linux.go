@@ -5,7 +5,6 @@ package builtin
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -206,23 +205,6 @@ func (s *fileSpace) openDir(rel string) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), rel), nil
-}
-
-// readFile reads the regular file rel whole; over max bytes is errTooBig.
-func (s *fileSpace) readFile(rel string, max int64) ([]byte, error) {
-	f, err := s.openRegular(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, errTooBig
-	}
-	return data, nil
 }
 
 // openWalkDir opens the folder rel as the start of a walk (grep_unix.go);

@@ -54,23 +54,6 @@ func (s *fileSpace) openRegular(rel string) (*os.File, error) {
 // openDir opens the folder rel for listing.
 func (s *fileSpace) openDir(rel string) (*os.File, error) { return s.at.root.Open(rel) }
 
-// readFile reads the regular file rel whole; over max bytes is errTooBig.
-func (s *fileSpace) readFile(rel string, max int64) ([]byte, error) {
-	f, err := s.openRegular(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, errTooBig
-	}
-	return data, nil
-}
-
 // openWalkDir opens the folder rel as the start of a walk.
 func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) { return openWalkRoot(s.at.root, rel) }
 
