@@ -6,6 +6,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
 // res accumulates the judgement of one part.
@@ -43,12 +45,13 @@ func one(l Level, reason string) *res {
 
 // cmd is a simple command being judged: its program and the words after it.
 type cmd struct {
-	c    *classifier
-	x    ctx
-	name string // the program, by the name rules know it
-	args []arg  // the words after the program
-	r    *res
-	hops int
+	c     *classifier
+	x     ctx
+	name  string // the program, by the name rules know it
+	args  []arg  // the words after the program
+	r     *res
+	hops  int
+	verbs *rules.Verbs // what the program's table entry says of its verbs
 }
 
 func (k *cmd) add(l Level, reason string) { k.r.add(l, reason) }
@@ -58,6 +61,7 @@ func (c *classifier) call(x ctx, s *syntax.Stmt, ce *syntax.CallExpr, rd redirs)
 	r := &res{}
 	for _, as := range ce.Assigns {
 		c.assign(x, as, r)
+		c.proveAssign(as, r)
 	}
 	if len(ce.Args) == 0 {
 		for _, it := range rd.items {
@@ -79,6 +83,9 @@ func (c *classifier) call(x ctx, s *syntax.Stmt, ce *syntax.CallExpr, rd redirs)
 		r.forms = append(r.forms, normalise(args))
 	}
 	c.argv(x, args, r, 0)
+	if r.lvl < Dangerous {
+		c.proveCall(x, args, r)
+	}
 	if !r.noScan {
 		c.scanSecrets(x.f, args[1:], r)
 	}
@@ -232,7 +239,12 @@ func (c *classifier) scanSecrets(f *frame, args []arg, r *res) {
 			}
 			continue
 		}
-		if !a.known || a.val == "" || !maybeSecret(a.val) || strings.ContainsAny(a.val, " \t\n") {
+		if !a.known && mentionsSecret(a.text) {
+			r.add(Dangerous, "may touch a secret: "+a.text)
+			return
+		}
+		// After a cd, a plain name may be a file in a credential folder.
+		if !a.known || a.val == "" || f.cwd == c.root && !maybeSecret(a.val) || strings.ContainsAny(a.val, " \t\n") {
 			continue
 		}
 		cands := [4]string{a.val}
@@ -283,7 +295,7 @@ func (c *classifier) secretGlob(f *frame, a arg) bool {
 	if !a.known {
 		return false
 	}
-	if p, ok := c.resolve(f, a); ok && c.secret(path.Join(path.Dir(p), "x")) {
+	if p, ok := c.resolve(f, a); ok && (c.secret(path.Join(path.Dir(p), "x")) || c.secret(p)) {
 		return true
 	}
 	base := path.Base(a.val)
@@ -371,138 +383,100 @@ func (c *classifier) assignsVar(x ctx, name, val arg, text string) {
 	c.runLater(r)
 }
 
-// dangerousVars change what every later program loads or runs.
-var dangerousVars = map[string]string{
-	"LD_PRELOAD": "loads a library into every program", "LD_AUDIT": "loads a library into every program",
-	"LD_LIBRARY_PATH": "changes which libraries programs load", "DYLD_INSERT_LIBRARIES": "loads a library into every program",
-	"DYLD_LIBRARY_PATH": "changes which libraries programs load", "DYLD_FRAMEWORK_PATH": "changes which libraries programs load",
-	"BASH_ENV": "makes every bash run a file first", "ENV": "makes every sh run a file first",
-	"PROMPT_COMMAND": "runs a command at every prompt", "PS0": "runs code at every prompt", "PS1": "runs code at every prompt",
-	"PS4": "runs code when tracing", "SHELLOPTS": "changes shell options of every bash", "BASHOPTS": "changes shell options of every bash",
-	"GIT_CONFIG_PARAMETERS": "changes git's configuration", "GIT_CONFIG_COUNT": "changes git's configuration",
-	"GIT_CONFIG": "changes git's configuration", "GIT_CONFIG_GLOBAL": "changes git's configuration",
-	"GIT_CONFIG_SYSTEM": "changes git's configuration", "GIT_EXEC_PATH": "changes which programs git runs",
-	"GIT_TEMPLATE_DIR": "installs git hooks", "GCONV_PATH": "loads a library into programs",
-	"NODE_OPTIONS": "makes node load code", "PERL5OPT": "makes perl load code", "RUBYOPT": "makes ruby load code",
-	"JAVA_TOOL_OPTIONS": "makes java load code", "_JAVA_OPTIONS": "makes java load code",
-	"PYTHONSTARTUP": "makes python run a file", "PYTHONINSPECT": "makes python interactive",
-	"HISTFILE": "redirects or turns off shell history", "HISTSIZE": "turns off shell history",
-	"HISTFILESIZE": "turns off shell history", "HISTCONTROL": "hides commands from shell history",
-	"HISTIGNORE": "hides commands from shell history",
-}
-
-// commandVars hold a command line that programs run later.
-var commandVars = map[string]bool{
-	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "EDITOR": true,
-	"VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_SSH_COMMAND": true,
-	"GIT_SSH": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
-	"SUDO_ASKPASS": true, "BROWSER": true, "GIT_PROXY_COMMAND": true, "FCEDIT": true,
-	"LESSOPEN": false, "LESSCLOSE": false,
-}
-
-// moderateVars change which programs or libraries run, in ways that stay
-// with the user's own files.
-var moderateVars = map[string]bool{
-	"PATH": true, "IFS": true, "PYTHONPATH": true, "PYTHONHOME": true, "PERL5LIB": true,
-	"PERLLIB": true, "RUBYLIB": true, "NODE_PATH": true, "CLASSPATH": true,
-	"MAKEFLAGS": true, "MAKE": true, "GOENV": true,
-	"GOPROXY": true, "GONOSUMDB": true, "GONOSUMCHECK": true, "GOINSECURE": true, "GOSUMDB": true,
-	"HOME": true, "XDG_CONFIG_HOME": true, "GNUPGHOME": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
-	"CDPATH": true, "GLOBIGNORE": true, "BASH_XTRACEFD": true, "TMOUT": true,
-}
-
-// programVars name a program that builds run (go build runs CC for cgo
-// and external linking): judged as the program they name.
-var programVars = map[string]bool{
-	"CC": true, "CXX": true, "FC": true, "CPP": true, "LD": true, "AR": true, "GCCGO": true,
-	"PKG_CONFIG": true, "RUSTC": true, "RUSTC_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
-}
-
-// envVar judges setting one environment or shell variable.
+// envVar judges setting one environment or shell variable, as
+// assignments.rules says; a name the table does not hold adds nothing.
 func (c *classifier) envVar(x ctx, name string, val arg, r *res) {
-	if why, ok := dangerousVars[name]; ok {
-		r.add(Dangerous, "sets "+name+", which "+why)
+	e, ok := rules.DefaultAssignments().Lookup(name)
+	if !ok {
 		return
 	}
-	if strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") {
-		r.add(Dangerous, "sets "+name+", which changes what programs load")
+	if e.Judge == "" {
+		r.add(levelNamed(e.Level), "sets "+name+", which "+e.Why)
 		return
 	}
-	if strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
-		r.add(Dangerous, "sets "+name+", which changes git's configuration")
-		return
-	}
-	if parse, ok := commandVars[name]; ok {
-		switch {
-		case val.known && strings.TrimSpace(val.val) == "":
-		case !parse:
-			r.add(Dangerous, "sets "+name+", which makes a program run a command")
-		case !val.known:
-			r.add(Dangerous, "sets "+name+" to a command only known at run time")
-		default:
-			r.add(Safe, "sets "+name+", a command that other programs run (judged on its own)")
-			src := val.val
-			r.later = append(r.later, func() { c.nested(x, src) })
-		}
-		return
-	}
-	if programVars[name] {
-		k := &cmd{c: c, x: x, name: name, r: r}
+	k := &cmd{c: c, x: x, name: name, r: r}
+	switch e.Judge {
+	case "command", "command-text":
+		c.commandVar(x, name, val, e.Judge == "command", r)
+	case "program":
 		k.runsProgram(val, "sets "+name+", which", true)
-		return
-	}
-	if strings.HasPrefix(name, "CGO_") && strings.Contains(name, "FLAGS") {
-		k := &cmd{c: c, x: x, name: name, r: r}
-		if strings.HasSuffix(name, "_ALLOW") || strings.HasSuffix(name, "_DISALLOW") {
+	case "cgo":
+		switch {
+		case !strings.Contains(name, "FLAGS"):
+		case strings.HasSuffix(name, "_ALLOW") || strings.HasSuffix(name, "_DISALLOW"):
 			r.add(Moderate, "sets "+name+", which changes the C compiler flags go lets source files use")
-			return
-		}
-		k.ccFlags(val, "sets "+name+", which")
-		return
-	}
-	switch name {
-	case "GOFLAGS":
-		if !val.known {
-			r.add(Moderate, "sets GOFLAGS to a value only known at run time, which can make go run other programs")
-			return
-		}
-		words := strings.Fields(val.val)
-		args := make([]arg, len(words))
-		for i, w := range words {
-			args[i] = literalArg(w)
-		}
-		flags, _ := goFlags(args)
-		scratch := &res{}
-		k := &cmd{c: c, x: x, name: "go", r: scratch}
-		k.goBuildFlags(flags)
-		for i, reason := range scratch.reasons {
-			r.add(scratch.levels[i], "sets GOFLAGS, where "+reason)
-		}
-		r.later = append(r.later, scratch.later...)
-		return
-	case "GOROOT":
-		b := val
-		b.home = b.home || strings.HasPrefix(val.val, "~")
-		switch pl, shown := c.where(x.f, b); {
-		case val.known && val.val == "":
-		case pl == placeOutside:
-			r.add(Moderate, "sets GOROOT, which makes go run the compiler and linker found there: "+shown)
 		default:
-			r.add(Dangerous, "sets GOROOT, which makes go run the compiler and linker found there, a place commands here can write or only known at run time: "+shown)
+			k.ccFlags(val, "sets "+name+", which")
 		}
-		return
-	case "CDPATH":
-		if !val.known || val.val != "" {
-			x.f.cdpath = true
-		}
-	case "GOTOOLCHAIN":
+	case "goflags":
+		k.goflagsVar(val)
+	case "goroot":
+		c.gorootVar(x, val, r)
+	case "gotoolchain":
 		if !val.known || (val.val != "local" && val.val != "auto" && val.val != "") {
 			r.add(Moderate, "sets GOTOOLCHAIN, which can download and run another Go toolchain")
 		}
+	case "cdpath":
+		if !val.known || val.val != "" {
+			x.f.cdpath = true
+		}
+		r.add(Moderate, "sets "+name+", which changes which programs or files are used")
+	default:
+		// A judgement the code does not have fails closed; the table's
+		// examples, checked by the package's tests, catch it first.
+		r.add(Dangerous, "sets "+name+", which the classifier cannot judge ("+e.Judge+")")
+	}
+}
+
+// commandVar judges setting a variable that holds a command line other
+// programs run (PAGER, GIT_SSH_COMMAND): parse says whether the
+// classifier can read that line as a shell would.
+func (c *classifier) commandVar(x ctx, name string, val arg, parse bool, r *res) {
+	switch {
+	case val.known && strings.TrimSpace(val.val) == "":
+	case !parse:
+		r.add(Dangerous, "sets "+name+", which makes a program run a command")
+	case !val.known:
+		r.add(Dangerous, "sets "+name+" to a command only known at run time")
+	default:
+		r.add(Safe, "sets "+name+", a command that other programs run (judged on its own)")
+		src := val.val
+		r.later = append(r.later, func() { c.nested(x, src) })
+	}
+}
+
+// goflagsVar judges GOFLAGS as the go build flags it adds.
+func (k *cmd) goflagsVar(val arg) {
+	r := k.r
+	if !val.known {
+		r.add(Moderate, "sets GOFLAGS to a value only known at run time, which can make go run other programs")
 		return
 	}
-	if moderateVars[name] || strings.HasPrefix(name, "npm_config_") || strings.HasPrefix(name, "NPM_CONFIG_") {
-		r.add(Moderate, "sets "+name+", which changes which programs or files are used")
+	words := strings.Fields(val.val)
+	args := make([]arg, len(words))
+	for i, w := range words {
+		args[i] = literalArg(w)
+	}
+	flags, _ := goFlags(args)
+	scratch := &res{}
+	g := &cmd{c: k.c, x: k.x, name: "go", r: scratch}
+	g.goBuildFlags(flags)
+	for i, reason := range scratch.reasons {
+		r.add(scratch.levels[i], "sets GOFLAGS, where "+reason)
+	}
+	r.later = append(r.later, scratch.later...)
+}
+
+// gorootVar judges GOROOT by where the compiler go would run lives.
+func (c *classifier) gorootVar(x ctx, val arg, r *res) {
+	b := val
+	b.home = b.home || strings.HasPrefix(val.val, "~")
+	switch pl, shown := c.where(x.f, b); {
+	case val.known && val.val == "":
+	case pl == placeOutside:
+		r.add(Moderate, "sets GOROOT, which makes go run the compiler and linker found there: "+shown)
+	default:
+		r.add(Dangerous, "sets GOROOT, which makes go run the compiler and linker found there, a place commands here can write or only known at run time: "+shown)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/wisp-agent/wisp/internal/shell/rules"
+	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
 // Options tell the classifier where the line runs. Every field may be
@@ -15,6 +18,9 @@ type Options struct {
 	Workdir string // the workspace root, where the line starts
 	Home    string // the user's home directory, for ~ and $HOME
 	TempDir string // another directory, besides /tmp and /var/tmp, that is scratch space
+	// WispHome is wisp's own folder when it is not ~/.wisp: reading it
+	// is reading a secret.
+	WispHome string
 }
 
 // Part is one simple command found in a line, wherever it was: a pipeline
@@ -59,7 +65,7 @@ func Classify(line string) Verdict {
 // ClassifyWith parses line as bash and judges every simple command in it.
 // It never fails: a line it cannot parse or analyse is dangerous.
 func ClassifyWith(line string, opts Options) Verdict {
-	c := &classifier{opts: opts}
+	c := &classifier{opts: opts, table: rules.Default()}
 	c.setupRoots()
 	c.script(line, nil)
 	return c.verdict()
@@ -69,7 +75,7 @@ func ClassifyWith(line string, opts Options) Verdict {
 // substitutions, here-docs fed to shells, sh -c strings, find -exec and
 // xargs. It fails only when the line does not parse.
 func ParseCommands(line string) ([]Command, error) {
-	c := &classifier{collect: true}
+	c := &classifier{collect: true, table: rules.Default()}
 	c.setupRoots()
 	if err := c.script(line, nil); err != nil {
 		return nil, err
@@ -98,7 +104,9 @@ func Commands(line string) []string {
 }
 
 var parsers = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+	// Comments are kept because the safe grammar looks at them: bash
+	// ends a comment at a backslash-newline, the parser does not.
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }}
 
 func parse(src string) (*syntax.File, error) {
@@ -110,6 +118,7 @@ func parse(src string) (*syntax.File, error) {
 // classifier holds the state of one classification.
 type classifier struct {
 	opts  Options
+	table *rules.Table
 	root  string   // workspace root, or virtualRoot
 	home  string   // home directory, or ""
 	temps []string // scratch directories
@@ -117,6 +126,7 @@ type classifier struct {
 	parts   []Part
 	flags   []partFlags // beside parts
 	reasons []string    // about the line as a whole
+	rlevels []Level     // the level of each of reasons
 	level   Level       // of the line as a whole
 	depth   int
 
@@ -164,6 +174,7 @@ type ctx struct {
 func (c *classifier) fail(reason string) {
 	c.level = Dangerous
 	c.reasons = append(c.reasons, reason)
+	c.rlevels = append(c.rlevels, Dangerous)
 }
 
 // script parses and walks one piece of source. parent is nil for the line
@@ -182,8 +193,27 @@ func (c *classifier) script(src string, parent *frame) error {
 	if parent != nil {
 		f.cwd, f.cdpath = parent.cwd, parent.cdpath
 	}
+	c.forkBomb(file, src)
 	c.stmts(ctx{f: f}, file.Stmts)
+	// The grammar can only keep a line from being safe: a line already
+	// dangerous needs no proof that it is not read-only.
+	if parent == nil && !c.collect && !c.dangerous() {
+		c.grammar(file, src)
+	}
 	return nil
+}
+
+// dangerous reports whether the line or any part so far is dangerous.
+func (c *classifier) dangerous() bool {
+	if c.level == Dangerous {
+		return true
+	}
+	for _, p := range c.parts {
+		if p.Level == Dangerous {
+			return true
+		}
+	}
+	return false
 }
 
 // nested walks a string that a command runs as a script (sh -c, su -c,
@@ -522,11 +552,17 @@ func (c *classifier) readTarget(x *ctx, a arg, rd *redirs) {
 	switch {
 	case pl == placeNetwork:
 		rd.add(Dangerous, "reads from a network connection: "+shown)
+	case pl == placeUnknown && mentionsSecret(a.text):
+		rd.add(Dangerous, "may read a secret: "+a.text)
 	case pl == placeUnknown:
 		rd.add(Moderate, "reads from a path only known at run time: "+a.text)
 	default:
-		if p, ok := c.resolve(x.f, a); ok && c.secret(p) {
+		p, ok := c.resolve(x.f, a)
+		switch {
+		case ok && c.secret(p):
 			rd.add(Dangerous, "reads a secret: "+shown)
+		case pl != placeWorkspace && pl != placeSink:
+			rd.add(Moderate, notProvable+"input read from outside the workspace: "+shown)
 		}
 	}
 }
@@ -624,6 +660,11 @@ func (c *classifier) writeTo(f *frame, a arg) (Level, string) {
 	}
 	if plants(p) {
 		return Dangerous, "writes a file that runs commands later: " + shown
+	}
+	if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(c.root, "/")+"/"); ok {
+		if why, ok := workspace.RunsOutside(rel); ok {
+			return Dangerous, "writes a file that runs outside the sandbox (" + why + "): " + shown
+		}
 	}
 	return Moderate, "writes " + shown
 }
@@ -734,7 +775,11 @@ func (c *classifier) verdict() Verdict {
 	for _, p := range parts {
 		v.Level = max(v.Level, p.Level)
 	}
-	v.Reasons = append(v.Reasons, c.reasons...)
+	for i, r := range c.reasons {
+		if c.rlevels[i] == v.Level {
+			v.Reasons = append(v.Reasons, r)
+		}
+	}
 	if v.Parts == nil {
 		v.Parts = []Part{}
 	}
@@ -768,6 +813,13 @@ func (c *classifier) verdict() Verdict {
 			if !seen(r) {
 				v.Reasons = append(v.Reasons, r)
 			}
+		}
+	}
+	// What keeps the line from being safe, when something worse decided
+	// its level, comes last.
+	for i, r := range c.reasons {
+		if c.rlevels[i] < v.Level {
+			v.Reasons = append(v.Reasons, r)
 		}
 	}
 	return v

@@ -5,10 +5,18 @@
 // moderate or dangerous, and the line is as risky as its riskiest part.
 // It also lists those commands in normalised form for the command policy.
 //
-// The classifier fails closed: a line it cannot parse, a command name it
-// cannot know before the line runs, or a construct it does not understand
-// is dangerous. It never runs anything, never touches the file system and
-// never reads the environment; where the line runs is given in Options.
-// It is not the last line of defence: the sandbox is. The rules and the
-// reasons for them are in docs/classifier.md.
+// Safe is an allowlist: a line is safe only when every construct in it is
+// on the short grammar of safe.go and every program is a known reader with
+// known options in the data tables of package rules, which also say how
+// bad the programs and variables they know are, or which judgement in
+// code (rules_*.go: wrappers, shells, options that need parsing) reads
+// their arguments. Anything else is at
+// least moderate ("cannot be shown to be read-only: ..."); reading a
+// credential location of package secrets is dangerous however the path is
+// spelled. The classifier fails closed: a line it cannot parse, a command
+// name it cannot know before the line runs, or a construct it does not
+// understand is never safe. It never runs anything, never touches the file
+// system and never reads the environment; where the line runs is given in
+// Options. It is not the last line of defence: the sandbox is. The rules
+// and the reasons for them are in docs/classifier.md.
 package shell

@@ -179,6 +179,9 @@ var secretDirs = []string{"/.ssh/", "/.gnupg/", "/.aws/", "/.azure/", "/.kube/",
 // tools' protected paths do: .env files, private keys, cloud and SSH
 // credentials, the shadow password file, wisp's own directory.
 func (c *classifier) secret(p string) bool {
+	if _, ok := c.secretLocation(p); ok {
+		return true
+	}
 	lp := strings.ToLower(p)
 	base := path.Base(lp)
 	if v, ok := secretNames[base]; ok {
@@ -206,6 +209,7 @@ func (c *classifier) secret(p string) bool {
 	if strings.HasSuffix(lp, "/environ") && strings.HasPrefix(lp, "/proc/") {
 		return true
 	}
+
 	for _, d := range secretDirs {
 		if strings.Contains(lp+"/", d) && !strings.HasSuffix(base, ".pub") && base != "known_hosts" {
 			return true
@@ -258,7 +262,8 @@ var secretMarks = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", "/gh", "gcloud", ".wisp",
 }
 
-// maybeSecret is a quick filter before secret.
+// maybeSecret is a quick filter before secret: it holds the marks of
+// secretMarks and of the shared credential list.
 func maybeSecret(s string) bool {
 	low := s
 	for i := 0; i < len(s); i++ {
@@ -267,10 +272,5 @@ func maybeSecret(s string) bool {
 			break
 		}
 	}
-	for _, m := range secretMarks {
-		if strings.Contains(low, m) {
-			return true
-		}
-	}
-	return false
+	return secretIdx().hasMark(low)
 }

@@ -1,61 +1,116 @@
 package shell
 
 import (
+	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
 // rule judges one program's arguments.
 type rule func(k *cmd)
 
-// readers only read files or print; whatever their options, they write
-// nothing. The text is the reason given.
-var readers = map[string]string{
-	"ls": "lists files", "dir": "lists files", "vdir": "lists files", "cat": "reads files",
-	"tac": "reads files", "head": "reads files", "tail": "reads files", "wc": "counts",
-	"grep": "searches text", "egrep": "searches text", "fgrep": "searches text", "zgrep": "searches text",
-	"cut": "filters text", "tr": "filters text", "nl": "filters text", "fold": "filters text",
-	"fmt": "filters text", "column": "filters text", "comm": "compares files", "join": "filters text",
-	"paste": "filters text", "expand": "filters text", "unexpand": "filters text", "rev": "filters text",
-	"od": "dumps bytes", "hexdump": "dumps bytes", "strings": "reads files", "base64": "encodes text",
-	"base32": "encodes text", "basenc": "encodes text", "md5sum": "computes checksums",
-	"sha1sum": "computes checksums", "sha224sum": "computes checksums", "sha256sum": "computes checksums",
-	"sha384sum": "computes checksums", "sha512sum": "computes checksums", "b2sum": "computes checksums",
-	"cksum": "computes checksums", "sum": "computes checksums", "diff": "compares files",
-	"diff3": "compares files", "cmp": "compares files", "file": "inspects files", "stat": "inspects files",
-	"du": "measures disk use", "df": "measures disk use", "pwd": "prints the directory", "true": "does nothing",
-	"false": "does nothing", ":": "does nothing", "test": "evaluates a test", "[": "evaluates a test",
-	"which": "looks up programs", "whereis": "looks up programs", "type": "looks up commands",
-	"basename": "prints a name", "dirname": "prints a name", "realpath": "prints a path",
-	"readlink": "prints a path", "seq": "prints numbers", "sleep": "waits", "expr": "evaluates an expression",
-	"id": "prints user information", "whoami": "prints user information", "groups": "prints user information",
-	"uname": "prints system information", "arch": "prints system information", "nproc": "prints system information",
-	"cal": "prints a calendar", "uptime": "prints system information", "free": "prints memory use",
-	"ps": "lists processes", "pgrep": "lists processes", "lsof": "lists open files", "tty": "prints the terminal",
-	"locale": "prints locale settings", "getconf": "prints system settings", "lscpu": "prints system information",
-	"lsblk": "lists block devices", "blkid": "lists block devices", "findmnt": "lists mounts",
-	"lsmod": "lists kernel modules", "modinfo": "prints module information", "printenv": "prints the environment",
-	"jq": "filters JSON", "zcat": "reads compressed files", "bzcat": "reads compressed files",
-	"xzcat": "reads compressed files", "zstdcat": "reads compressed files", "look": "searches a word list",
-	"yes": "prints text", "numfmt": "formats numbers", "factor": "factors numbers", "tsort": "sorts",
-	"ss": "lists sockets", "netstat": "lists sockets", "w": "lists users", "who": "lists users",
-	"last": "lists logins", "users": "lists users", "vmstat": "prints statistics", "iostat": "prints statistics",
-	"mpstat": "prints statistics", "getent": "looks up system databases", "dpkg-query": "queries packages",
-	"lsb_release": "prints the distribution", "nm": "inspects binaries", "objdump": "inspects binaries",
-	"readelf": "inspects binaries", "size": "inspects binaries", "locate": "searches file names",
-	"plocate": "searches file names", "mlocate": "searches file names", "info": "shows documentation",
-	"help": "shows documentation", "jobs": "lists jobs", "wait": "waits", "times": "prints times",
-	"caller": "prints the call stack", "shopt": "sets shell options", "ulimit": "sets shell limits",
-	"dirs": "lists directories", "read": "reads input into a variable", "mapfile": "reads input into a variable",
-	"readarray": "reads input into a variable", "getopts": "parses options", "shift": "shifts arguments",
-	"exit": "exits", "return": "returns", "break": "leaves a loop", "continue": "continues a loop",
-	"unalias": "removes an alias", "tput": "controls the terminal", "clear": "clears the terminal",
-	"reset": "resets the terminal", "stty": "sets terminal options", "fg": "resumes a job", "bg": "resumes a job",
-	"disown": "forgets a job", "suspend": "suspends the shell", "logout": "exits", "compgen": "lists completions",
-	"complete": "sets completions", "compopt": "sets completions", "printf": "prints text", "echo": "prints text",
-	"tldr": "shows documentation", "shellcheck": "checks shell scripts", "hadolint": "checks Dockerfiles",
-	"yamllint": "checks YAML", "staticcheck": "checks Go code", "tokei": "counts lines", "cloc": "counts lines",
-	"htop": "lists processes", "top": "lists processes", "bat": "reads files", "batcat": "reads files",
-	"pstree": "lists processes", "diffstat": "summarises diffs",
+// judgements are the rules in code that commands.rules names with
+// "judge RULE": each gets the program's name and the table's reason.
+var judgements map[string]func(name, why string, v *rules.Verbs) rule
+
+func init() {
+	judgements = map[string]func(name, why string, v *rules.Verbs) rule{
+		"print":   func(name, why string, _ *rules.Verbs) rule { return judgePrint(name, why) },
+		"setsvar": func(name, why string, _ *rules.Verbs) rule { return judgeSetsVar(name, why) },
+		"reader":  func(_, why string, _ *rules.Verbs) rule { return func(k *cmd) { k.add(Safe, why) } },
+		"network": func(_, why string, _ *rules.Verbs) rule { return ruleNetwork(why) },
+		"unset": plain(func(k *cmd) {
+			if !k.subscripts() {
+				ruleUnset(k)
+			}
+		}),
+		"alias": plain(ruleAlias), "awk": plain(ruleAwk), "busybox": plain(ruleBusybox), "cargo": plain(ruleCargo),
+		"cd": plain(ruleCd), "chmod": plain(ruleChmod), "command": plain(ruleCommand), "compiler": plain(ruleCompiler),
+		"compress": plain(ruleCompress), "copy": plain(ruleCopy), "copy-remote": plain(ruleCopyRemote), "create": plain(ruleCreate),
+		"crontab": plain(ruleCrontab), "crypto": plain(ruleCrypto), "ctl-status": plain(ruleCtlStatus), "curl": plain(ruleCurl),
+		"date": plain(ruleDate), "dd": plain(ruleDd), "disk": plain(ruleDisk), "dmesg": plain(ruleDmesg),
+		"docker": withVerbs(ruleDocker), "dpkg": plain(ruleDpkg), "enable": plain(ruleEnable), "env": plain(ruleEnv),
+		"eval": plain(ruleEval), "exec": plain(ruleExec), "fc": plain(ruleFc), "fd": plain(ruleFd),
+		"find": plain(ruleFind), "firewall": plain(ruleFirewall), "formatter": plain(ruleFormatter), "gh": plain(ruleGh),
+		"git": withVerbs(ruleGit), "go": plain(ruleGo), "hash": plain(ruleHash), "history": plain(ruleHistory),
+		"hostname": plain(ruleHostname), "interpreter": plain(ruleInterpreter), "journalctl": plain(ruleJournalctl), "kill": plain(ruleKill),
+		"kill-by-name": plain(ruleKillByName), "kubectl": plain(ruleKubectl), "make": plain(ruleMake), "man": plain(ruleMan),
+		"net-config": plain(ruleNetConfig), "nice": plain(ruleNice), "npm": withVerbs(ruleNpm), "output-option": plain(ruleOutputOption),
+		"pacman": plain(rulePacman), "parallel": plain(ruleParallel), "patch": plain(rulePatch), "pip": plain(rulePip),
+		"popd": plain(rulePopd), "privilege": plain(rulePrivilege), "remote": plain(ruleRemote), "rg": plain(ruleRg),
+		"rm": plain(ruleRm), "rpm": plain(ruleRpm), "sched": plain(ruleSched), "script": plain(ruleScript),
+		"second-operand-writes": plain(ruleSecondOperandWrites), "sed": plain(ruleSed), "service": plain(ruleService), "set": plain(ruleSet),
+		"shell": plain(ruleShell), "sort": plain(ruleSort), "source": plain(ruleSource), "split": plain(ruleSplit),
+		"stdbuf": plain(ruleStdbuf), "sysctl": plain(ruleSysctl), "systemctl": withVerbs(ruleSystemctl), "tar": plain(ruleTar),
+		"tee": plain(ruleTee), "terraform": plain(ruleTerraform), "time": plain(ruleTime), "timeout": plain(ruleTimeout),
+		"tracer": plain(ruleTracer), "trap": plain(ruleTrap), "umask": plain(ruleUmask), "unzip": plain(ruleUnzip),
+		"uv": plain(ruleUv), "watch": plain(ruleWatch), "wget": plain(ruleWget), "wisp": plain(ruleWisp),
+		"wrap-plain": plain(ruleWrapPlain), "xargs": plain(ruleXargs), "yarn": plain(ruleYarn), "yq": plain(ruleYq),
+		"zip": plain(ruleZip),
+	}
+}
+
+// plain adapts a rule that needs neither the name, the reason nor the
+// table's verbs.
+func plain(r rule) func(name, why string, v *rules.Verbs) rule {
+	return func(string, string, *rules.Verbs) rule { return r }
+}
+
+// withVerbs adapts a rule that reads the verbs its table entry lists.
+func withVerbs(r rule) func(name, why string, v *rules.Verbs) rule {
+	return func(_, _ string, v *rules.Verbs) rule {
+		return func(k *cmd) {
+			k.verbs = v
+			r(k)
+		}
+	}
+}
+
+// knownRules is every exact name of commands.rules with its rule, built
+// once. It is set in init because rules reach back into the walk that
+// looks them up, which a variable's initializer may not. A judgement the
+// table names but the code lacks is a broken build (the package's tests
+// load the table), so building panics.
+var knownRules func() map[string]rule
+
+func init() {
+	knownRules = sync.OnceValue(func() map[string]rule {
+		m := map[string]rule{}
+		rules.DefaultCommands().Each(func(name string, c rules.Command) {
+			if !strings.HasSuffix(name, "*") {
+				m[name] = ruleFor(name, c)
+			}
+		})
+		return m
+	})
+}
+
+// ruleFor turns a commands.rules entry into its rule.
+func ruleFor(name string, c rules.Command) rule {
+	switch {
+	case c.Judge != "":
+		j, ok := judgements[c.Judge]
+		if !ok {
+			panic(fmt.Sprintf("commands.rules: %s names the judgement %q, which does not exist", name, c.Judge))
+		}
+		return j(name, c.Why, c.Verbs)
+	case c.Verbs != nil:
+		return verbsRule(c.Verbs, c.Why)
+	}
+	return fixed(levelNamed(c.Level), c.Why)
+}
+
+// levelNamed reads a level as commands.rules spells it.
+func levelNamed(s string) Level {
+	switch s {
+	case "safe":
+		return Safe
+	case "moderate":
+		return Moderate
+	}
+	return Dangerous
 }
 
 // lookup returns the rule for a program name, and whether the program is
@@ -69,337 +124,76 @@ func lookup(name string) (rule, bool) {
 
 // known returns the rule for a program the classifier knows, or nil.
 func known(name string) rule {
-	if why, ok := readers[name]; ok && why != "" {
-		switch name {
-		case "echo", "printf", "test", "[", "type", "which", "whereis", "basename", "dirname",
-			"realpath", "readlink", "ls", "dir", "vdir", "stat", "du", "file", "true", "false", ":":
-			return func(k *cmd) {
-				k.r.noScan = true
-				if k.subscripts() {
-					return
-				}
-				if name == "printf" && len(k.args) > 0 && k.args[0].known && strings.HasPrefix(k.args[0].val, "-v") {
-					k.add(Moderate, "assigns a shell variable")
-					if v := k.args[0].val[2:]; v != "" {
-						k.setsVars([]arg{literalArg(v)})
-					} else if len(k.args) > 1 {
-						k.setsVars(k.args[1:2])
-					}
-					return
-				}
-				k.add(Safe, why)
-			}
-		case "read", "mapfile", "readarray", "getopts", "wait", "compgen":
-			return func(k *cmd) {
-				if k.subscripts() {
-					return
-				}
-				if name == "mapfile" || name == "readarray" || name == "compgen" {
-					opts, ops := spec{shortVal: "dnOsuCcAGPSWXFotV"}.scan(k.args)
-					if name != "compgen" && len(ops) > 0 {
-						k.setsVars(ops[:1])
-					}
-					if v, ok := optVal(opts, "-V"); ok && name == "compgen" {
-						k.setsVars([]arg{v})
-					}
-					if v, ok := optVal(opts, "-C"); ok {
-						k.add(Safe, "runs a callback (judged on its own)")
-						k.nestedScript(v, "runs a callback")
-						return
-					}
-				}
-				switch name {
-				case "read":
-					opts, ops := spec{shortVal: "adinNptu"}.scan(k.args)
-					if v, ok := optVal(opts, "-a"); ok {
-						ops = append(ops, v)
-					}
-					k.setsVars(ops)
-				case "getopts":
-					if len(k.args) > 1 {
-						k.setsVars(k.args[1:2])
-					}
-				case "wait":
-					opts, _ := spec{shortVal: "p"}.scan(k.args)
-					if v, ok := optVal(opts, "-p"); ok {
-						k.setsVars([]arg{v})
-					}
-				}
-				k.add(Safe, why)
-			}
-		}
-		return func(k *cmd) { k.add(Safe, why) }
+	if r, ok := knownRules()[name]; ok {
+		return r
 	}
-	switch name {
-	// Wrappers: the command they run is the command.
-	case "env":
-		return ruleEnv
-	case "time":
-		return ruleTime
-	case "nice":
-		return ruleNice
-	case "nohup", "builtin", "unbuffer", "caffeinate", "catchsegv", "firejail":
-		return ruleWrapPlain
-	case "timeout":
-		return ruleTimeout
-	case "stdbuf":
-		return ruleStdbuf
-	case "command":
-		return ruleCommand
-	case "exec":
-		return ruleExec
-	case "ionice", "setsid", "chrt", "taskset", "flock":
-		return ruleSched
-	case "busybox":
-		return ruleBusybox
-	case "strace", "ltrace", "valgrind", "perf":
-		return ruleTracer
-	case "xargs":
-		return ruleXargs
-	case "watch":
-		return ruleWatch
-	case "parallel":
-		return ruleParallel
-
-	// Shells and interpreters.
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "rbash", "yash", "posh", "oksh", "loksh":
-		return ruleShell
-	case "eval":
-		return ruleEval
-	case "source", ".":
-		return ruleSource
-	case "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "ruby", "perl", "php",
-		"lua", "luajit", "Rscript", "tclsh", "wish", "osascript", "irb", "ipython", "bun", "deno", "julia", "groovy":
-		return ruleInterpreter
-	case "awk", "gawk", "mawk", "nawk":
-		return ruleAwk
-	case "sed", "gsed":
-		return ruleSed
-	case "find", "gfind":
-		return ruleFind
-	case "fd", "fdfind":
-		return ruleFd
-	case "rg":
-		return ruleRg
-	case "sort":
-		return ruleSort
-	case "uniq", "xxd":
-		return ruleSecondOperandWrites
-	case "tee":
-		return ruleTee
-	case "tree", "shuf", "iconv":
-		return ruleOutputOption
-	case "date":
-		return ruleDate
-	case "hostname":
-		return ruleHostname
-	case "cd", "pushd":
-		return ruleCd
-	case "popd":
-		return rulePopd
-	case "less", "more", "most", "pg":
-		return fixed(Moderate, "a pager can run commands")
-	case "man":
-		return ruleMan
-
-	// Files.
-	case "rm", "unlink", "rmdir":
-		return ruleRm
-	case "shred", "srm", "wipe":
-		return fixed(Dangerous, "destroys file contents beyond recovery")
-	case "mkdir", "touch", "truncate", "mkfifo", "mknod":
-		return ruleCreate
-	case "cp", "mv", "install", "ln":
-		return ruleCopy
-	case "chmod", "chown", "chgrp", "setfacl":
-		return ruleChmod
-	case "chattr":
-		return fixed(Dangerous, "changes file attributes")
-	case "dd":
-		return ruleDd
-	case "tar", "bsdtar", "gtar":
-		return ruleTar
-	case "unzip":
-		return ruleUnzip
-	case "zip":
-		return ruleZip
-	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "brotli", "compress", "uncompress", "lzma", "unlzma", "pigz":
-		return ruleCompress
-	case "patch":
-		return rulePatch
-	case "split", "csplit":
-		return ruleSplit
-	case "mktemp", "dos2unix", "unix2dos":
-		return fixed(Moderate, "writes files")
-	case "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "pico", "micro", "joe", "kak", "hx", "code", "subl":
-		return fixed(Moderate, "opens an editor, which can write files and run commands")
-	case "open", "xdg-open", "gio", "start":
-		return fixed(Moderate, "opens a file with another program")
-
-	// Network.
-	case "curl":
-		return ruleCurl
-	case "wget", "wget2":
-		return ruleWget
-	case "http", "https", "xh", "aria2c", "fetch", "lynx", "w3m", "links", "elinks":
-		return ruleNetwork("reaches the network")
-	case "ping", "ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "drill", "arping":
-		return ruleNetwork("reaches the network")
-	case "scp", "rsync":
-		return ruleCopyRemote
-	case "ssh", "mosh", "sftp", "ftp", "tftp", "lftp", "telnet", "nc", "ncat", "netcat", "socat", "rsh", "rlogin", "sshpass", "autossh":
-		return ruleRemote
-	case "ssh-copy-id", "sendmail", "mail", "mailx", "mutt", "msmtp", "swaks":
-		return fixed(Dangerous, "sends data to another machine")
-	case "ssh-keygen", "ssh-add", "ssh-agent", "gpg", "gpg2", "openssl", "keytool", "certutil":
-		return ruleCrypto
-
-	// Privilege and the system.
-	case "sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "run0", "chroot", "nsenter", "unshare",
-		"setpriv", "sg", "newgrp", "capsh", "setcap", "systemd-run", "machinectl", "login", "polkit":
-		return rulePrivilege
-	case "mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs",
-		"blkdiscard", "hdparm", "badblocks", "losetup", "cryptsetup", "mdadm", "fsck", "e2fsck", "tune2fs",
-		"resize2fs", "lvremove", "lvcreate", "lvresize", "vgremove", "vgcreate", "pvremove", "pvcreate",
-		"dmsetup", "zpool", "zfs", "btrfs", "xfs_repair", "debugfs", "swapon", "swapoff", "mount", "umount":
-		return ruleDisk
-	case "shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemd-hibernate", "pm-suspend":
-		return fixed(Dangerous, "shuts down or restarts the machine")
-	case "insmod", "rmmod", "modprobe", "depmod", "kexec":
-		return fixed(Dangerous, "changes the running kernel")
-	case "sysctl":
-		return ruleSysctl
-	case "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "iptables-restore", "ebtables", "pfctl":
-		return ruleFirewall
-	case "ip", "ifconfig", "route", "nmcli", "iw", "iwconfig", "ethtool", "tc", "brctl":
-		return ruleNetConfig
-	case "kill":
-		return ruleKill
-	case "killall", "pkill", "skill", "slay":
-		return ruleKillByName
-	case "killall5":
-		return fixed(Dangerous, "stops every process")
-	case "crontab":
-		return ruleCrontab
-	case "at", "batch", "atrm":
-		return fixed(Dangerous, "schedules commands to run later")
-	case "atq":
-		return fixed(Safe, "lists scheduled jobs")
-	case "history":
-		return ruleHistory
-	case "unset":
-		return func(k *cmd) {
-			if !k.subscripts() {
-				ruleUnset(k)
-			}
-		}
-	case "set":
-		return ruleSet
-	case "trap":
-		return ruleTrap
-	case "alias":
-		return ruleAlias
-	case "hash":
-		return ruleHash
-	case "enable":
-		return ruleEnable
-	case "fc":
-		return ruleFc
-	case "umask":
-		return ruleUmask
-	case "bind":
-		return fixed(Moderate, "binds keys to commands")
-	case "passwd", "chpasswd", "useradd", "userdel", "usermod", "adduser", "deluser", "groupadd", "groupdel",
-		"groupmod", "visudo", "vipw", "chsh", "chfn", "gpasswd", "pwck":
-		return fixed(Dangerous, "changes users or their passwords")
-	case "systemctl":
-		return ruleSystemctl
-	case "service":
-		return ruleService
-	case "journalctl":
-		return ruleJournalctl
-	case "launchctl", "rc-service", "rc-update", "update-rc.d", "chkconfig", "initctl":
-		return fixed(Dangerous, "changes system services")
-	case "timedatectl", "hostnamectl", "localectl", "loginctl":
-		return ruleCtlStatus
-	case "dmesg":
-		return ruleDmesg
-
-	// Development tools with subcommands.
-	case "git":
-		return ruleGit
-	case "go":
-		return ruleGo
-	case "gofmt", "goimports", "rustfmt", "clang-format", "black", "autopep8", "yapf", "isort":
-		return ruleFormatter
-	case "cargo":
-		return ruleCargo
-	case "npm":
-		return ruleNpm
-	case "npx", "pnpx", "bunx", "uvx", "pipx":
-		return fixed(Moderate, "downloads and runs a package")
-	case "yarn", "pnpm":
-		return ruleYarn
-	case "pip", "pip3":
-		return rulePip
-	case "uv":
-		return ruleUv
-	case "poetry", "pdm", "hatch", "conda", "mamba":
-		return rulePyProject
-	case "gem", "bundle", "bundler", "composer":
-		return ruleGem
-	case "make", "gmake", "bmake":
-		return ruleMake
-	case "docker", "podman", "nerdctl":
-		return ruleDocker
-	case "kubectl", "oc":
-		return ruleKubectl
-	case "helm":
-		return ruleHelm
-	case "terraform", "tofu":
-		return ruleTerraform
-	case "gh", "glab":
-		return ruleGh
-	case "apt", "apt-get", "aptitude":
-		return ruleApt
-	case "apt-cache", "apt-file", "apt-mark":
-		return fixed(Safe, "queries packages")
-	case "dpkg":
-		return ruleDpkg
-	case "yum", "dnf", "microdnf", "zypper", "tdnf":
-		return ruleYum
-	case "apk":
-		return ruleApk
-	case "pacman", "yay", "paru":
-		return rulePacman
-	case "rpm":
-		return ruleRpm
-	case "brew":
-		return ruleBrew
-	case "snap", "flatpak":
-		return ruleSnap
-	case "pytest", "py.test", "jest", "vitest", "mocha", "rspec", "phpunit", "tox", "nox", "ava", "karma", "playwright", "cypress":
-		return fixed(Moderate, "runs tests, which run project code")
-	case "mvn", "mvnw", "gradle", "gradlew", "ant", "sbt", "bazel", "bazelisk", "buck", "buck2", "cmake", "ninja",
-		"meson", "just", "task", "rake", "mix", "dotnet", "swift", "xcodebuild", "flutter", "dart", "scons", "waf":
-		return fixed(Moderate, "runs a build, which runs project code")
-	case "gcc", "cc", "clang", "g++", "c++", "clang++", "rustc", "javac", "kotlinc", "zig", "nasm", "as", "ld", "tsc", "esbuild", "swc", "ldc2", "gccgo":
-		return ruleCompiler
-	case "java", "kotlin", "scala", "dotnet-script", "wasmtime", "wasmer":
-		return fixed(Moderate, "runs a program")
-	case "ldd":
-		return fixed(Moderate, "may run the program it inspects")
-	case "yq":
-		return ruleYq
-	case "script":
-		return ruleScript
-	case "wisp":
-		return ruleWisp
-	}
-	if strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck.") {
-		return ruleDisk
+	if c, ok := rules.DefaultCommands().Lookup(name); ok {
+		return ruleFor(name, c)
 	}
 	return nil
+}
+
+// judgePrint judges a program whose operands are text, never files it
+// scans (echo, test, ls): printf -v assigns a variable.
+func judgePrint(name, why string) rule {
+	return func(k *cmd) {
+		k.r.noScan = true
+		if k.subscripts() {
+			return
+		}
+		if name == "printf" && len(k.args) > 0 && k.args[0].known && strings.HasPrefix(k.args[0].val, "-v") {
+			k.add(Moderate, "assigns a shell variable")
+			if v := k.args[0].val[2:]; v != "" {
+				k.setsVars([]arg{literalArg(v)})
+			} else if len(k.args) > 1 {
+				k.setsVars(k.args[1:2])
+			}
+			return
+		}
+		k.add(Safe, why)
+	}
+}
+
+// judgeSetsVar judges a builtin that reads input into variables, whose
+// names it is given (read, mapfile, getopts).
+func judgeSetsVar(name, why string) rule {
+	return func(k *cmd) {
+		if k.subscripts() {
+			return
+		}
+		if name == "mapfile" || name == "readarray" || name == "compgen" {
+			opts, ops := spec{shortVal: "dnOsuCcAGPSWXFotV"}.scan(k.args)
+			if name != "compgen" && len(ops) > 0 {
+				k.setsVars(ops[:1])
+			}
+			if v, ok := optVal(opts, "-V"); ok && name == "compgen" {
+				k.setsVars([]arg{v})
+			}
+			if v, ok := optVal(opts, "-C"); ok {
+				k.add(Safe, "runs a callback (judged on its own)")
+				k.nestedScript(v, "runs a callback")
+				return
+			}
+		}
+		switch name {
+		case "read":
+			opts, ops := spec{shortVal: "adinNptu"}.scan(k.args)
+			if v, ok := optVal(opts, "-a"); ok {
+				ops = append(ops, v)
+			}
+			k.setsVars(ops)
+		case "getopts":
+			if len(k.args) > 1 {
+				k.setsVars(k.args[1:2])
+			}
+		case "wait":
+			opts, _ := spec{shortVal: "p"}.scan(k.args)
+			if v, ok := optVal(opts, "-p"); ok {
+				k.setsVars([]arg{v})
+			}
+		}
+		k.add(Safe, why)
+	}
 }
 
 // fixed is a rule with one outcome whatever the arguments, except that
@@ -533,6 +327,32 @@ func optVal(opts []option, names ...string) (arg, bool) {
 	return v, found
 }
 
+// verbSpec is the spec of the options a verbs table lists as taking a
+// value before the verb.
+func verbSpec(v *rules.Verbs) spec {
+	var sp spec
+	for _, o := range v.Values {
+		if long, ok := strings.CutPrefix(o, "--"); ok {
+			sp.longVal = append(sp.longVal, long)
+		} else {
+			sp.shortVal += strings.TrimPrefix(o, "-")
+		}
+	}
+	return sp
+}
+
+// verbsRule is the rule of a commands.rules "verbs" entry: the verb
+// decides, and any other verb is moderate for the reason other.
+func verbsRule(v *rules.Verbs, other string) rule {
+	inner := subcommands(verbSpec(v), v.Safe, v.Dangerous, other)
+	return func(k *cmd) {
+		inner(k)
+		if v.Network == "always" || v.Network == "unless-safe" && k.r.lvl >= Moderate {
+			k.r.fl.net = true
+		}
+	}
+}
+
 // subcommands is a rule for programs with a verb: verbs in safe only read,
 // verbs in danger are dangerous, everything else is moderate.
 func subcommands(sp spec, safe, danger map[string]string, other string) rule {
@@ -563,14 +383,6 @@ func set(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
 	for _, w := range words {
 		m[w] = true
-	}
-	return m
-}
-
-func reasons(reason string, words ...string) map[string]string {
-	m := make(map[string]string, len(words))
-	for _, w := range words {
-		m[w] = reason
 	}
 	return m
 }

@@ -454,14 +454,8 @@ func ruleCargo(k *cmd) {
 	}
 }
 
-var npmSafe = reasons("prints package information", "ls", "list", "ll", "la", "help", "root", "prefix", "bin",
-	"explain", "why", "get", "-v", "--version", "help-search", "completion")
-var npmDanger = reasons("publishes to or changes a package registry or its credentials", "publish", "unpublish",
-	"deprecate", "dist-tag", "owner", "access", "adduser", "add-user", "login", "logout", "token", "team", "org", "star",
-	"unstar", "hook", "undeprecate", "trust")
-
 func ruleNpm(k *cmd) {
-	sp := spec{shortVal: "wC", longVal: []string{"prefix", "workspace", "registry", "userconfig", "cache", "loglevel"}}
+	sp := verbSpec(k.verbs)
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
 		return
@@ -473,11 +467,11 @@ func ruleNpm(k *cmd) {
 		rest = k.args[i+1:]
 	}
 	switch {
-	case npmDanger[verb] != "":
+	case k.verbs.Dangerous[verb] != "":
 		k.r.fl.net = true
-		k.add(Dangerous, npmDanger[verb])
-	case npmSafe[verb] != "":
-		k.add(Safe, npmSafe[verb])
+		k.add(Dangerous, k.verbs.Dangerous[verb])
+	case k.verbs.Safe[verb] != "":
+		k.add(Safe, k.verbs.Safe[verb])
 	case verb == "config" || verb == "c":
 		if len(rest) > 0 && rest[0].known && (rest[0].val == "get" || rest[0].val == "list" || rest[0].val == "ls") {
 			k.add(Safe, "reads npm configuration")
@@ -590,22 +584,6 @@ func ruleUv(k *cmd) {
 	}
 }
 
-func rulePyProject(k *cmd) {
-	sp := spec{shortVal: "C", longVal: []string{"directory", "project"}}
-	subcommands(sp,
-		reasons("prints project information", "show", "check", "list", "info", "version", "--version", "env", "search", "help"),
-		reasons("publishes to a package registry", "publish", "upload"),
-		"installs packages or runs project code")(k)
-}
-
-func ruleGem(k *cmd) {
-	subcommands(spec{},
-		reasons("prints package information", "list", "query", "spec", "specification", "contents", "which", "env",
-			"help", "check", "show", "outdated", "licenses", "validate", "dependency", "info"),
-		reasons("publishes to or changes a package registry", "push", "yank", "owner", "signin", "signout", "publish"),
-		"installs packages or runs project code")(k)
-}
-
 func ruleMake(k *cmd) {
 	sp := spec{shortVal: "CfIjloW", longVal: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "old-file", "what-if", "assume-old", "assume-new", "new-file", "eval"}}
 	if onlyInfo(k.args) || len(k.args) == 1 && k.args[0].known && k.args[0].val == "-v" {
@@ -625,12 +603,8 @@ func ruleMake(k *cmd) {
 	k.add(Moderate, "runs the recipes of a makefile, which run commands")
 }
 
-var dockerSafe = set("ps", "images", "inspect", "logs", "version", "info", "stats", "top", "port", "history", "diff",
-	"events", "search", "help")
-var dockerDanger = reasons("destroys containers, images or volumes", "rm", "rmi", "kill", "prune")
-
 func ruleDocker(k *cmd) {
-	sp := spec{shortVal: "cHl", longVal: []string{"context", "host", "config", "log-level", "tlscacert", "tlscert", "tlskey"}}
+	sp := verbSpec(k.verbs)
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
 		return
@@ -646,14 +620,14 @@ func ruleDocker(k *cmd) {
 		sub = rest[0].val
 	}
 	switch {
-	case dockerSafe[verb]:
-		k.add(Safe, "inspects containers")
+	case k.verbs.Safe[verb] != "":
+		k.add(Safe, k.verbs.Safe[verb])
 		if verb == "search" {
 			k.r.fl.net = true
 			k.add(Moderate, "reaches the network")
 		}
-	case dockerDanger[verb] != "":
-		k.add(Dangerous, dockerDanger[verb])
+	case k.verbs.Dangerous[verb] != "":
+		k.add(Dangerous, k.verbs.Dangerous[verb])
 	case verb == "push" || verb == "login" || verb == "logout":
 		k.r.fl.net = true
 		k.add(Dangerous, "publishes images or changes registry credentials")
@@ -767,14 +741,6 @@ func ruleKubectl(k *cmd) {
 	}
 }
 
-func ruleHelm(k *cmd) {
-	subcommands(spec{shortVal: "n", longVal: []string{"namespace", "kube-context", "kubeconfig"}},
-		reasons("prints chart information", "template", "lint", "version", "env", "help", "completion", "show", "package", "dependency"),
-		reasons("deletes releases", "uninstall", "delete", "del", "un", "rollback"),
-		"changes releases in a cluster")(k)
-	k.r.fl.net = true
-}
-
 func ruleTerraform(k *cmd) {
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
@@ -846,16 +812,6 @@ func ruleGh(k *cmd) {
 	}
 }
 
-func ruleApt(k *cmd) {
-	subcommands(spec{shortVal: "oct", longVal: []string{"option", "config-file", "target-release"}},
-		reasons("queries packages", "list", "show", "search", "policy", "depends", "rdepends", "showpkg", "showsrc", "madison", "help", "changelog"),
-		reasons("removes system packages", "remove", "purge", "autoremove", "autopurge"),
-		"installs or updates system packages")(k)
-	if k.r.lvl >= Moderate {
-		k.r.fl.net = true
-	}
-}
-
 func ruleDpkg(k *cmd) {
 	for _, a := range k.args {
 		if !a.known {
@@ -871,21 +827,6 @@ func ruleDpkg(k *cmd) {
 		}
 	}
 	k.add(Safe, "queries packages")
-}
-
-func ruleYum(k *cmd) {
-	subcommands(spec{shortVal: "cdeR", longVal: []string{"config", "installroot", "releasever", "setopt", "repo", "enablerepo", "disablerepo"}},
-		reasons("queries packages", "list", "info", "search", "provides", "whatprovides", "repolist", "check-update",
-			"deplist", "repoquery", "help", "history", "se", "if", "lr", "pa", "packages", "repos", "search-packages", "what-provides"),
-		reasons("removes system packages", "remove", "erase", "autoremove", "groupremove", "rm", "remove-pattern"),
-		"installs or updates system packages")(k)
-}
-
-func ruleApk(k *cmd) {
-	subcommands(spec{shortVal: "pX", longVal: []string{"root", "repository", "keys-dir", "cache-dir", "arch"}},
-		reasons("queries packages", "info", "search", "list", "policy", "version", "stats", "dot", "manifest", "audit", "verify"),
-		reasons("removes system packages", "del"),
-		"installs or updates system packages")(k)
 }
 
 func rulePacman(k *cmd) {
@@ -933,21 +874,6 @@ func ruleRpm(k *cmd) {
 		return
 	}
 	k.add(Moderate, "installs or updates system packages")
-}
-
-func ruleBrew(k *cmd) {
-	subcommands(spec{},
-		reasons("queries packages", "list", "ls", "info", "search", "config", "doctor", "deps", "uses", "leaves",
-			"outdated", "desc", "--prefix", "--cellar", "--repository", "--cache", "--env", "home", "commands", "help", "tap-info"),
-		nil,
-		"installs, updates or removes packages")(k)
-}
-
-func ruleSnap(k *cmd) {
-	subcommands(spec{},
-		reasons("queries packages", "list", "info", "find", "search", "version", "connections", "services", "changes", "history", "remotes"),
-		reasons("removes packages", "remove", "uninstall"),
-		"installs or updates packages")(k)
 }
 
 func ruleCompiler(k *cmd) {

@@ -505,15 +505,8 @@ func ruleOutputOption(k *cmd) {
 		k.write(v)
 	}
 	if len(k.r.reasons) == 0 {
-		k.add(Safe, readersOr(k.name, "prints text"))
+		k.add(Safe, "prints text")
 	}
-}
-
-func readersOr(name, def string) string {
-	if s, ok := readers[name]; ok && s != "" {
-		return s
-	}
-	return def
 }
 
 func ruleDate(k *cmd) {

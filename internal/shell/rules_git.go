@@ -9,19 +9,6 @@ import (
 // rewrite what others share (dangerous). Options can make even a reading
 // verb write a file (--output) or run a program (-c core.pager=...).
 
-// gitReaders are verbs that only read, whatever their operands.
-var gitReaders = set(
-	"status", "log", "show", "diff", "blame", "annotate", "rev-parse", "rev-list", "ls-files", "ls-tree",
-	"cat-file", "describe", "shortlog", "whatchanged", "range-diff", "cherry", "diff-tree", "diff-files",
-	"diff-index", "show-branch", "show-ref", "for-each-ref", "merge-base", "name-rev", "count-objects",
-	"verify-commit", "verify-tag", "verify-pack", "check-ignore", "check-attr", "check-ref-format",
-	"check-mailmap", "var", "help", "version", "grep", "get-tar-commit-id", "fsck", "column", "stripspace",
-	"interpret-trailers", "patch-id", "unpack-file", "mktree", "show-index", "difftool--helper",
-)
-
-// gitNetwork are verbs that reach another repository.
-var gitNetwork = set("fetch", "pull", "push", "clone", "ls-remote", "remote", "archive", "submodule", "request-pull")
-
 // gitSafeKeys are configuration keys that change only how git shows
 // things. Keys outside this list may make git run programs or send data.
 var gitSafeKeys = []string{
@@ -183,7 +170,7 @@ globals:
 	verb := args[i].val
 	rest := args[i+1:]
 	k.r.verb = verb
-	if gitNetwork[verb] {
+	if k.verbs.NetworkVerbs[verb] {
 		k.r.fl.net = true
 	}
 	outside := false
@@ -249,7 +236,7 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			k.add(Moderate, "writes dangling objects into .git")
 		}
 	}
-	if gitReaders[verb] || verb == "reflog" {
+	if k.verbs.Safe[verb] != "" || verb == "reflog" {
 		if bad {
 			k.add(Moderate, "an argument only known at run time could be an option that writes: "+unknown.text)
 		}

@@ -291,21 +291,17 @@ func ruleUmask(k *cmd) {
 }
 
 func ruleSystemctl(k *cmd) {
-	sp := spec{shortVal: "tpsnoHMP", longVal: []string{"type", "property", "signal", "lines", "output", "host", "machine", "state", "kill-whom", "root", "job-mode", "what", "boot-loader-entry", "timestamp"}}
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
 		return
 	}
-	verb, _ := verbAt(k.args, sp)
+	verb, _ := verbAt(k.args, verbSpec(k.verbs))
 	k.r.verb = verb
-	switch verb {
-	case "", "status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-dependencies",
-		"list-jobs", "list-machines", "list-automounts", "list-paths", "is-active", "is-enabled", "is-failed",
-		"is-system-running", "get-default", "help", "show-environment":
+	if k.verbs.Safe[verb] != "" || verb == "" {
 		k.add(Safe, "shows services")
-	default:
-		k.add(Dangerous, "changes system services or the machine's state")
+		return
 	}
+	k.add(Dangerous, "changes system services or the machine's state")
 }
 
 func ruleService(k *cmd) {
