@@ -3,7 +3,10 @@
 // apart and bounded to their tail (the whole output saved to a file when
 // it is longer), a timeout that ends the whole group (SIGTERM, then
 // SIGKILL after a grace period) and an exit report. Run waits for one
-// command; Start keeps a process for later polls.
+// command; Start keeps a process for later polls. What a command starts
+// outside its process group (setsid, set -m, daemons) is the sandbox
+// helper's to end: proc signals the helper's group, and the helper
+// contains the rest (see internal/sandbox), also when wisp itself dies.
 //
 // proc never builds the command itself beyond DefaultShell: the caller
 // (the gate, which wraps the sandbox) hands in the *exec.Cmd. It never
@@ -14,14 +17,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/wisp-agent/wisp/internal/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -177,7 +181,7 @@ func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
 		return nil, fmt.Errorf("start %s: stderr pipe: %w", cmd.Path, err)
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
+	err = startLocked(cmd)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -212,6 +216,23 @@ func Start(cmd *exec.Cmd, opts Options) (*Process, error) {
 	}()
 	go p.supervise()
 	return p, nil
+}
+
+// startLocked starts cmd from a goroutine of its own, locked to its
+// thread for the call. A parent-death signal (the sandbox helper's, see
+// sandbox.Command) follows the thread that forks, not the process, and Go
+// ends a thread when a goroutine locked to it exits: were the caller's
+// goroutine locked (and so its thread doomed to end with it), the
+// command would be killed early. A fresh goroutine runs on a pool thread,
+// which Go keeps; wisp never lets a locked goroutine exit.
+func startLocked(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }
 
 // PID is the process id of the leader, which is also the group id.

@@ -29,41 +29,54 @@ func Available() (abi int, ok bool) {
 // errUnenforced means the kernel has no Landlock to enforce with.
 var errUnenforced = errors.New("this system has no Landlock")
 
+// The helper's other roles, named in argv after HelperArg.
+const (
+	// initArg makes the helper the init of a command's PID namespace.
+	initArg = "--init"
+	// probeArg makes it build the auto-run profile and report what it
+	// managed instead of running a line.
+	probeArg = "--probe"
+)
+
 // Main is the helper: cmd/wisp's main calls it with the arguments after
-// HelperArg (os.Args[2:], which Command makes [config, line]). It applies
-// the rules to its own thread and execs the shell from that thread, so it
-// never returns on success. On failure it returns ExitSetup.
+// HelperArg (os.Args[2:], which Command makes [config, line]). It builds
+// the command's box (namespaces, cgroup, Landlock, seccomp, no
+// capabilities) on its own thread, starts the shell from that thread and
+// stays as the shell's supervisor; it returns the shell's exit status, or
+// ends by the signal that ended the shell. When it could not start the
+// command it returns ExitSetup.
 func Main(args []string) int {
-	if len(args) != 2 {
+	switch {
+	case len(args) == 1 && args[0] == initArg:
+		return initMain()
+	case len(args) == 2 && args[0] == probeArg:
+		return probeMain(args[1])
+	case len(args) != 2:
 		return setupFailed(fmt.Errorf("want a configuration and a command line, got %d arguments", len(args)))
 	}
 	var cfg Config
 	if err := json.Unmarshal([]byte(args[0]), &cfg); err != nil {
 		return setupFailed(fmt.Errorf("decode configuration: %w", err))
 	}
-	line := args[1]
 
-	// Landlock and no_new_privs bind to the calling thread and are kept
-	// across execve by that thread alone; the lock is never released, so
-	// the restricted thread is the one that execs.
+	// Namespaces, Landlock, seccomp, capabilities and no_new_privs all
+	// bind to the calling thread, and a child inherits them from the
+	// thread that forks it; the lock is never released, so this thread
+	// is the one that builds the box and starts the shell.
 	runtime.LockOSThread()
-	// Set even when Landlock is missing: setuid binaries can then no
-	// longer raise the command's privileges.
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return setupFailed(fmt.Errorf("set no_new_privs: %w", err))
-	}
-	switch err := confine(cfg); {
-	case errors.Is(err, errUnenforced):
-		fmt.Fprintf(os.Stderr, "wisp sandbox: %v; the command runs unsandboxed\n", err)
-	case err != nil:
+	b, err := enter(cfg)
+	if err != nil {
+		offThread(b.release)
 		return setupFailed(err)
 	}
-	argv := shellArgv(line)
-	err := syscall.Exec(argv[0], argv, CommandEnv(os.Environ()))
-	return setupFailed(fmt.Errorf("exec %s: %w", argv[0], err))
+	if b.notice != "" {
+		fmt.Fprintf(os.Stderr, "wisp sandbox: %s\n", b.notice)
+	}
+	return b.run(shellArgv(args[1]))
 }
 
-// confine restricts the calling thread to cfg's rules.
+// confine restricts the calling thread to cfg's rules: Landlock for
+// writes (and TCP), and the socket filter when the network is denied.
 func confine(cfg Config) error {
 	abi, ok := Available()
 	if !ok {
@@ -73,18 +86,19 @@ func confine(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	network := cfg.AllowNetwork && !cfg.AutoRun
 
 	// The newest preset, downgraded to what the kernel knows: a newer
 	// kernel restricts more without a change here.
 	ll := landlock.V11.BestEffort()
-	if cfg.AllowNetwork {
+	if network {
 		ll.HandledAccessNet = 0
 		ll.Scoped &^= llsys.ScopeAbstractUnixSocket
 	}
 
 	rules := []landlock.Rule{landlock.RODirs("/")}
 	for _, root := range roots.Writable {
-		rules = append(rules, rootRule(root, abi, cfg.AllowNetwork))
+		rules = append(rules, rootRule(root, abi, network))
 	}
 	for _, d := range devices {
 		rules = append(rules, landlock.RWFiles(d).WithIoctlDev().IgnoreIfMissing())
@@ -102,8 +116,11 @@ func confine(cfg Config) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("enforce Landlock rules: %w", err)
 	}
-	if !cfg.AllowNetwork && abi >= NetworkABI {
-		return denyUnconfinedSockets()
+	switch {
+	case cfg.AutoRun:
+		return denyUnconfinedSockets(autoRunSockets)
+	case !network && abi >= NetworkABI:
+		return denyUnconfinedSockets(approvedSockets)
 	}
 	return nil
 }
@@ -132,4 +149,49 @@ func rootRule(root string, abi int, network bool) landlock.Rule {
 func setupFailed(err error) int {
 	fmt.Fprintf(os.Stderr, "wisp sandbox: %v\n", err)
 	return ExitSetup
+}
+
+// platformAttr is how the parent starts the helper: leading its own
+// process group, killed when the thread that started it dies (the caller
+// keeps that thread alive: see internal/proc), and, where namespaces need
+// one, in a user namespace of its own that maps the caller's ids to
+// themselves.
+func platformAttr(cfg Config) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	if !cfg.Enabled {
+		return attr
+	}
+	attr.Pdeathsig = syscall.SIGKILL
+	if needUserNS() && Probe().userNS {
+		withUserNS(attr)
+	}
+	return attr
+}
+
+// withUserNS adds a user namespace in which the caller keeps its own uid
+// and gid, so that files keep their owners (and the command is not root
+// in it), with the capabilities the helper needs to create the other
+// namespaces and mount (CAP_SYS_ADMIN), and to empty the bounding set
+// before the shell (CAP_SETPCAP). A process that is not root in its
+// namespace loses its capabilities on exec, so these are ambient: they
+// survive the exec of the helper and of init, and the helper drops them
+// all before the shell.
+func withUserNS(attr *syscall.SysProcAttr) {
+	uid, gid := os.Getuid(), os.Getgid()
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+}
+
+// needUserNS reports whether this process lacks CAP_SYS_ADMIN, which
+// creating namespaces without a user namespace needs.
+func needUserNS() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return true
+	}
+	return data[unix.CAP_SYS_ADMIN/32].Effective&(1<<(unix.CAP_SYS_ADMIN%32)) == 0
 }

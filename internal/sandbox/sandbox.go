@@ -1,12 +1,92 @@
-// Package sandbox confines the shell commands wisp runs with Linux Landlock
-// and a seccomp filter, and builds the process every command line runs in.
+// Package sandbox confines the shell commands wisp runs with Linux
+// namespaces, Landlock and a seccomp filter, contains everything a command
+// starts, and builds the process every command line runs in.
 //
-// A command never runs in wisp's own process: [Command] starts wisp again as
-// a helper (argv[1] == [HelperArg]); the helper restricts itself and then
-// replaces itself with the shell, so the shell keeps the helper's pid and
-// process group (the parent sets Setpgid) and every signal sent to the
-// group reaches it. The restriction is inherited by everything the shell
-// starts and can never be lifted.
+// A command never runs in wisp's own process: [Command] starts wisp again
+// as a helper (argv[1] == [HelperArg]). The helper builds the command's box
+// on one locked thread (namespaces, cgroup, Landlock, seccomp, no
+// capabilities: all bound to that thread and inherited by what it forks),
+// starts "bash --noprofile --norc -c LINE" from it and stays as a small
+// supervisor: it passes SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and
+// SIGUSR2 on to the shell's process group, and when the shell ends it
+// ends everything else the command started and exits with the shell's
+// status, or dies by the signal that killed the shell, so that the caller
+// (internal/proc) sees what running the shell itself would have shown.
+// The helper leads its own process group (the parent sets Setpgid), so
+// kill(-pid) reaches it.
+//
+// # Two profiles
+//
+// A line nobody approved (Config.AutoRun: the classifier rated it safe)
+// gets the auto-run profile; a line a person approved gets the approved
+// profile. Both write only where the rules below allow and both are
+// contained. The auto-run profile also:
+//
+//   - has no network of any kind, whatever AllowNetwork says: a network
+//     namespace of its own with no interface up (not even loopback, so no
+//     abstract Unix socket of the host either), and the socket filter of
+//     a denied network narrowed further (see seccomp_linux.go): no IP
+//     socket (so no TCP, Fast Open, listen, UDP or DNS), no stream Unix
+//     socket (resolver daemons, ssh-agent, D-Bus act outside any
+//     namespace), netlink for routing only;
+//   - cannot read the secret locations: in a mount namespace of its own
+//     (private propagation), every credential location of
+//     internal/secrets that exists under HOME and the account's home
+//     folder, and the wisp home, is covered by an empty read-only tmpfs
+//     (a folder) or /dev/null (anything else), and /proc is a fresh mount
+//     that shows only the command's own PID namespace, so wisp's environ,
+//     cmdline and memory, and /proc/PID/root of any process outside, do
+//     not exist. Mounts sit on what a path resolves to, so the secret is
+//     hidden however a command spells it (.., a symlink, a glob, a
+//     variable). Landlock could not do this: its read rules only grant,
+//     and cannot take a subtree back out of a granted "/". The command
+//     cannot undo the mounts: it has no capabilities, and Landlock forbids
+//     a sandboxed process any mount or umount;
+//   - cannot read the home folders ($HOME, the account's, /root, /home)
+//     beyond the workspace, the temp folder and PATH's folders, which are
+//     mounted back into an otherwise empty read-only tmpfs (homes_linux.go):
+//     credentials live under names no list foresees;
+//   - sees only an allowlist of environment variables ([AutoRunEnv]).
+//
+// Where the auto-run profile cannot be built (no namespaces: unprivileged
+// user namespaces refused, or no Landlock), [Probe] reports AutoRun false
+// with the reason, and the helper refuses an auto-run line (ExitSetup):
+// the caller must ask a person instead. It never runs such a line with
+// less protection.
+//
+// # Containment
+//
+// Everything a command starts ends when its call ends: the one-shot
+// command, its timeout, the caller's cancellation, or wisp's own death,
+// even by SIGKILL. [Probe] reports the level in force
+// (Support.Containment), strongest first:
+//
+//   - ContainCgroup: as below, plus a cgroup of its own beneath the
+//     helper's with pids.max (Config.PidsMax, default 512), where one can
+//     be made (cgroup v2 delegated with the pids controller, or the v1
+//     pids hierarchy as root); it is removed afterwards, and leftovers of
+//     a helper killed outright are removed by the next one;
+//   - ContainPidNamespace: the shell runs in a PID namespace whose init is
+//     the helper again (it mounts the fresh /proc and reaps orphans), so
+//     setsid, set -m jobs, double forks and daemons all stay inside; when
+//     the shell ends the helper kills init and the kernel kills the rest.
+//     init dies with the helper (a parent-death signal, and a pipe only
+//     the helper holds), and the helper with wisp (parent-death signal
+//     SIGKILL), so wisp's death ends the namespace. As a normal user the
+//     namespaces live in a user namespace of their own that maps the
+//     caller's uid and gid to themselves (files of other owners show as
+//     nobody), and RLIMIT_NPROC, counted per user namespace, bounds the
+//     processes when no cgroup can be made;
+//   - ContainProcessGroup, where no namespace can be made: the helper is a
+//     child subreaper, the shell stays in its process group, and when the
+//     shell ends (or wisp dies: the helper's parent-death signal is then
+//     SIGTERM) the helper kills every descendant until none is left. No
+//     process limit; approved commands only.
+//
+// When wisp runs as root the helper still drops every capability
+// (bounding, ambient, inheritable, permitted and effective sets) before the
+// shell starts, with no_new_privs, so a command cannot pass the kernel's
+// ptrace-class checks on wisp nor regain privileges by exec.
 //
 // # The shell
 //
@@ -70,14 +150,14 @@
 // With AllowNetwork false (Landlock ABI 4 or later, see [NetworkABI]) no
 // TCP port may be connected to or bound, loopback included, and abstract
 // Unix sockets outside the sandbox are unreachable (ABI 6). Landlock sees
-// only TCP, so a seccomp filter narrows what socket(2) may create to what
-// Landlock can confine: IPv4 and IPv6 sockets only of type SOCK_STREAM with
-// protocol TCP (no UDP, so no DNS and no DNS exfiltration; no raw, ICMP,
-// Multipath TCP or SCTP socket), Unix, netlink and kernel-crypto sockets,
-// and no other family (packet, vsock, SMC and the like). Multipath TCP is
-// refused as unsupported so that programs fall back to plain TCP. The
-// filter also refuses io_uring, which could create a socket without the
-// socket call. A test that starts a server on 127.0.0.1 needs AllowNetwork.
+// only TCP, and not all of it (Fast Open and listen() on an unbound socket
+// pass it by), so a seccomp filter refuses every IPv4 and IPv6 socket
+// outright (no TCP, UDP, DNS, raw or ICMP socket) and every family other
+// than Unix, netlink and kernel crypto (packet, vsock, SMC and the like);
+// it also refuses io_uring, which could create a socket without the
+// socket call. A test that starts a server on 127.0.0.1 needs
+// AllowNetwork. Raw and packet sockets stay unusable with the network
+// allowed too, since the command holds no capability.
 //
 // # Limits
 //
@@ -99,8 +179,9 @@
 // their own.
 // Signals to processes outside the sandbox (wisp itself) are refused from
 // ABI 6. Where Landlock is missing, [Available] says so; the helper then
-// still runs the command, with a notice on its stderr, and the caller must
-// warn and audit the command as unsandboxed.
+// still runs an approved command, with a notice on its stderr, and the
+// caller must warn and audit the command as unsandboxed; it refuses an
+// auto-run one.
 //
 // The package never decides whether a command may run (that is the gate's
 // job) and never weakens a rule it cannot enforce: when the rules cannot be
@@ -113,7 +194,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // HelperArg is the hidden argv[1] that makes wisp act as the sandbox helper.
@@ -198,12 +278,63 @@ type Config struct {
 	WispHome string `json:"wisp_home,omitempty"`
 	// TempDir is writable; empty means $TMPDIR.
 	TempDir string `json:"temp_dir,omitempty"`
+	// AutoRun marks a line that runs because the classifier rated it
+	// safe and nobody was asked. It gets the auto-run profile: no network
+	// of any kind whatever AllowNetwork says, and the secret locations
+	// hidden. Where that profile cannot be built (see [Probe]) the helper
+	// refuses to run the line (ExitSetup) instead of running it with
+	// less protection.
+	AutoRun bool `json:"auto_run,omitempty"`
+	// PidsMax bounds the number of processes (and threads) a command may
+	// have at once; 0 means DefaultPidsMax.
+	PidsMax int `json:"pids_max,omitempty"`
+}
+
+// DefaultPidsMax is the process limit of a command when Config.PidsMax is 0.
+const DefaultPidsMax = 512
+
+// Containment levels, strongest first, as Support.Containment reports them.
+const (
+	// ContainCgroup: a cgroup of its own with pids.max, inside a PID
+	// namespace.
+	ContainCgroup = "cgroup"
+	// ContainPidNamespace: a PID namespace whose end ends every process
+	// in it; processes are bounded by RLIMIT_NPROC inside a user
+	// namespace where that is possible.
+	ContainPidNamespace = "pid-namespace"
+	// ContainProcessGroup: a process group and a child subreaper that
+	// kills every descendant when the shell ends.
+	ContainProcessGroup = "process-group"
+)
+
+// Support is what the sandbox can do on this machine, as [Probe] found it.
+type Support struct {
+	// LandlockABI is the kernel's Landlock ABI version (0: none).
+	LandlockABI int
+	// Landlock is true when writes can be confined at all.
+	Landlock bool
+	// AutoRun is true when the auto-run profile (Config.AutoRun) can be
+	// built; AutoRunWhy says why not when it is false.
+	AutoRun    bool
+	AutoRunWhy string
+	// Containment is ContainCgroup, ContainPidNamespace or
+	// ContainProcessGroup: how everything a command starts is ended.
+	Containment string
+	// PidsMax is the process limit in force for a command with the
+	// default Config.PidsMax, 0 when processes cannot be limited.
+	PidsMax int
+	// userNS is set when namespaces need an unprivileged user namespace,
+	// which the parent must create when it starts the helper.
+	userNS bool
 }
 
 // Command builds the process that runs line in dir. With cfg.Enabled it is
-// self (the wisp executable) acting as the helper, which applies the rules
-// and then becomes the shell ShellPath reports running line; without, it
-// is that shell directly. Either way the process leads a new process
+// self (the wisp executable) acting as the helper, which builds the box
+// and runs the shell ShellPath reports on line inside it; without, it is
+// that shell directly. With cfg.Enabled it dies with the thread that
+// starts it (a parent-death signal; internal/proc starts it from a thread
+// that outlives the command) and, where namespaces need one, starts in a
+// user namespace of its own (this may run [Probe] once). Either way the process leads a new process
 // group, so the caller can signal the whole command with kill(-pid), and
 // its Env is CommandEnv(os.Environ()). The configuration travels in argv,
 // not in the environment, so nothing of it reaches the command.
@@ -229,7 +360,45 @@ func Command(cfg Config, self, line, dir string) *exec.Cmd {
 		cmd = exec.Command(argv[0], argv[1:]...)
 	}
 	cmd.Env = CommandEnv(os.Environ())
+	if cfg.Enabled && cfg.AutoRun {
+		cmd.Env = AutoRunEnv(os.Environ())
+	}
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = platformAttr(cfg)
 	return cmd
+}
+
+// autoRunVars are the only variables a command nobody approved sees. The
+// user's environment holds credentials under names no list can predict
+// (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, a CI's secrets), and a reader the
+// classifier rates safe (jq -n env, grep over /proc/self) would hand them
+// to the model; so this is an allowlist, like the rest of the profile.
+var autoRunVars = [...]string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "TMPDIR",
+	"TERM", "COLORTERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR",
+	"CLICOLOR", "CLICOLOR_FORCE", "LANG", "LANGUAGE", "TZ",
+}
+
+// AutoRunEnv returns the environment of an auto-run command: from
+// environ, only the variables in autoRunVars and the locale's LC_*.
+func AutoRunEnv(environ []string) []string {
+	out := make([]string, 0, len(autoRunVars)+4)
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "LC_") || slices.Contains(autoRunVars[:], name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// autoRun reports whether an encoded configuration asks for the auto-run
+// profile; one that cannot be read counts as asking, so that it is
+// refused rather than run with less protection.
+func autoRun(config string) bool {
+	var cfg Config
+	if err := json.Unmarshal([]byte(config), &cfg); err != nil {
+		return true
+	}
+	return cfg.AutoRun
 }

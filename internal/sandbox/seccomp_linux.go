@@ -11,32 +11,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Landlock's network rules see TCP alone: not UDP (before ABI 10), raw
-// or packet sockets, SCTP, Multipath TCP (checked on this kernel: an MPTCP
-// connect to a denied port succeeds; Go's net.Listen uses MPTCP by
-// default), nor families that carry TCP inside the kernel (SMC) or reach
-// another machine without IP (vsock). So a command denied the network also
-// gets a seccomp filter that lets socket(2) create only what Landlock
-// confines or what cannot leave the machine:
+// Landlock's network rules see TCP alone, and not all of it: not UDP
+// (before ABI 10), raw or packet sockets, SCTP, Multipath TCP, families
+// that carry TCP inside the kernel (SMC) or reach another machine without
+// IP (vsock); and within TCP neither Fast Open (sendto or sendmsg with
+// MSG_FASTOPEN connects without the connect hook) nor listen() on an
+// unbound socket (the kernel binds it to a free port without the bind
+// hook, and it accepts connections). So a command denied the network
+// also gets a seccomp filter on socket(2) that refuses every IPv4 and
+// IPv6 socket: a socket that is never created cannot connect, send or
+// listen by any path. What is left cannot leave the machine:
 //
-//   - AF_INET and AF_INET6 sockets of type SOCK_STREAM (with any of
-//     SOCK_NONBLOCK and SOCK_CLOEXEC) and protocol 0 or IPPROTO_TCP;
-//     another stream protocol gets EPROTONOSUPPORT, so that programs
-//     asking for Multipath TCP fall back to plain TCP;
-//   - AF_UNIX, AF_NETLINK (the kernel's own, for interface lists) and
-//     AF_ALG (kernel crypto); a pathname Unix socket of a daemon outside
-//     the sandbox (docker.sock) cannot be confined before Landlock ABI 9;
-//   - nothing else: other types and families get EACCES.
+//   - approved commands (Config.AutoRun false, AllowNetwork false) may
+//     create AF_UNIX, AF_NETLINK (the kernel's own, for interface lists)
+//     and AF_ALG (kernel crypto) sockets; a pathname Unix socket of a
+//     daemon outside the sandbox (docker.sock) cannot be confined before
+//     Landlock ABI 9;
+//   - auto-run commands (Config.AutoRun) may create only datagram Unix
+//     sockets and NETLINK_ROUTE sockets, what libc needs locally
+//     (syslog, interface lists). Stream Unix sockets are refused because
+//     the daemons behind them act outside the namespaces: a resolver
+//     (systemd-resolved's varlink socket, nscd) would look a name up, and
+//     so leak it over DNS; ssh-agent, gpg-agent, D-Bus and X11 hand out
+//     secrets. socketpair(2) stays allowed: it reaches nobody else.
 //
-// io_uring is refused too, since its socket operation creates sockets
-// without the system call, and so is i386's socketcall, whose arguments
-// lie in memory the filter cannot read.
+// Everything else gets EACCES, Landlock's own answer. io_uring is refused
+// too, since its socket operation creates sockets without the system
+// call, and so is i386's socketcall, whose arguments lie in memory the
+// filter cannot read.
 //
 // The filter is written here rather than with a seccomp library because
 // the one pure-Go candidate (elastic/go-seccomp-bpf) compares all 64 bits
 // of an argument while the kernel reads socket's arguments as 32-bit ints:
-// a protocol of 1<<32|IPPROTO_MPTCP would pass its check and still create
-// an MPTCP socket. Here only the low half of each argument is read.
+// a family of 1<<32|AF_INET would pass its check and still create an IPv4
+// socket. Here only the low half of each argument is read.
 
 // seccompArch describes the system call numbers the filter looks at.
 type seccompArch struct {
@@ -78,80 +86,93 @@ const (
 	// retRefuse answers a socket the filter does not let be created,
 	// with the error a Landlock refusal gives.
 	retRefuse = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
-	// retNoProto makes a program fall back from MPTCP to TCP.
-	retNoProto = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
-	retNoSys   = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retNoSys  = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
-// localFamilies are the socket families that cannot reach another
-// machine, allowed whatever their type.
-var localFamilies = [...]uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_ALG}
+// socketProfile says which sockets a command denied the network may
+// create.
+type socketProfile int
 
-// socketFilter builds the filter for a.
-func socketFilter(a seccompArch) ([]bpf.RawInstruction, error) {
-	var p labelled
+const (
+	// approvedSockets: Unix, netlink and kernel-crypto sockets.
+	approvedSockets socketProfile = iota
+	// autoRunSockets: datagram Unix and NETLINK_ROUTE sockets only.
+	autoRunSockets
+)
+
+// approvedFamilies are the socket families that cannot reach another
+// machine, allowed whatever their type for approved commands.
+var approvedFamilies = [...]uint32{unix.AF_UNIX, unix.AF_NETLINK, unix.AF_ALG}
+
+// socketFilter builds the filter for a and profile p.
+func socketFilter(a seccompArch, p socketProfile) ([]bpf.RawInstruction, error) {
+	var l labelled
 	foreign := "allow"
 	if a.compat != 0 {
 		foreign = "foreign"
 	}
-	p.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
-	p.jeq(a.native, "", foreign)
-	p.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+	l.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	l.jeq(a.native, "", foreign)
+	l.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
 	if a.x32 != 0 {
-		p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^a.x32})
+		l.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^a.x32})
 	}
-	p.jeq(ioUringSetup, "nosys", "")
-	p.jeq(a.socket, "family", "allow")
+	l.jeq(ioUringSetup, "nosys", "")
+	l.jeq(a.socket, "family", "allow")
 
 	if a.compat != 0 {
-		p.label("foreign") // the arch is still loaded
-		p.jeq(a.compat, "", "allow")
-		p.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
-		p.jeq(ioUringSetup, "nosys", "")
+		l.label("foreign") // the arch is still loaded
+		l.jeq(a.compat, "", "allow")
+		l.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+		l.jeq(ioUringSetup, "nosys", "")
 		if a.compatSocketcall != 0 {
-			p.jeq(a.compatSocketcall, "nosys", "")
+			l.jeq(a.compatSocketcall, "nosys", "")
 		}
-		p.jeq(a.compatSocket, "family", "allow")
+		l.jeq(a.compatSocket, "family", "allow")
 	}
 
-	p.label("family")
-	p.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
-	for _, f := range localFamilies {
-		p.jeq(f, "allow", "")
+	l.label("family")
+	l.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	if p == autoRunSockets {
+		l.jeq(unix.AF_UNIX, "unix", "")
+		l.jeq(unix.AF_NETLINK, "netlink", "refuse")
+		l.label("unix")
+		l.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
+		// The kernel takes these two flags from the type and refuses
+		// any other bit outside the type itself, so what is left must
+		// be exactly SOCK_DGRAM.
+		l.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^uint32(unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC)})
+		l.jeq(unix.SOCK_DGRAM, "allow", "refuse")
+		l.label("netlink")
+		l.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+		l.jeq(unix.NETLINK_ROUTE, "allow", "refuse")
+	} else {
+		for i, f := range approvedFamilies {
+			no := ""
+			if i == len(approvedFamilies)-1 {
+				no = "refuse"
+			}
+			l.jeq(f, "allow", no)
+		}
 	}
-	p.jeq(unix.AF_INET, "type", "")
-	p.jeq(unix.AF_INET6, "type", "refuse")
 
-	p.label("type")
-	p.op(bpf.LoadAbsolute{Off: offArg1, Size: 4})
-	// The kernel takes these two flags from the type and refuses any
-	// other bit outside the type itself, so what is left must be exactly
-	// SOCK_STREAM.
-	p.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^uint32(unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC)})
-	p.jeq(unix.SOCK_STREAM, "", "refuse")
-	p.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
-	p.jeq(0, "allow", "")
-	p.jeq(unix.IPPROTO_TCP, "allow", "noproto")
-
-	p.label("refuse")
-	p.op(bpf.RetConstant{Val: retRefuse})
-	p.label("noproto")
-	p.op(bpf.RetConstant{Val: retNoProto})
-	p.label("nosys")
-	p.op(bpf.RetConstant{Val: retNoSys})
-	p.label("allow")
-	p.op(bpf.RetConstant{Val: retAllow})
-	return p.assemble()
+	l.label("refuse")
+	l.op(bpf.RetConstant{Val: retRefuse})
+	l.label("nosys")
+	l.op(bpf.RetConstant{Val: retNoSys})
+	l.label("allow")
+	l.op(bpf.RetConstant{Val: retAllow})
+	return l.assemble()
 }
 
 // denyUnconfinedSockets installs the filter on the calling thread, which
 // must hold no_new_privs and must be the thread that execs.
-func denyUnconfinedSockets() error {
+func denyUnconfinedSockets(p socketProfile) error {
 	a, ok := archSeccomp(runtime.GOARCH)
 	if !ok {
 		return nil
 	}
-	raw, err := socketFilter(a)
+	raw, err := socketFilter(a, p)
 	if err != nil {
 		return fmt.Errorf("assemble the socket filter: %w", err)
 	}

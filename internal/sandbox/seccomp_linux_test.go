@@ -29,7 +29,6 @@ func TestSocketFilter(t *testing.T) {
 	const (
 		allow   = retAllow
 		refuse  = retRefuse
-		noProto = retNoProto
 		noSys   = retNoSys
 		inet    = unix.AF_INET
 		inet6   = unix.AF_INET6
@@ -40,65 +39,78 @@ func TestSocketFilter(t *testing.T) {
 		tcp     = unix.IPPROTO_TCP
 		getpid  = 39
 		x32     = 0x40000000
+		nlAudit = 9
+		ap      = approvedSockets
+		ar      = autoRunSockets
 	)
 	amd64, _ := archSeccomp("amd64")
 	arm64, _ := archSeccomp("arm64")
 	a, i386 := amd64.native, amd64.compat
 	tests := []struct {
-		name string
-		arch seccompArch
-		data []byte
-		want uint32
+		name    string
+		arch    seccompArch
+		profile socketProfile
+		data    []byte
+		want    uint32
 	}{
-		{name: "tcp socket", arch: amd64, data: seccompData(a, 41, inet, stream, tcp), want: allow},
-		{name: "default stream socket", arch: amd64, data: seccompData(a, 41, inet, stream, 0), want: allow},
-		{name: "tcp6 socket with Go's flags", arch: amd64, data: seccompData(a, 41, inet6, stream|flags, 0), want: allow},
-		{name: "mptcp socket", arch: amd64, data: seccompData(a, 41, inet, stream, mptcp), want: noProto},
-		{name: "mptcp with high bits", arch: amd64, data: seccompData(a, 41, inet, stream, 1<<32|mptcp), want: noProto},
-		{name: "sctp stream socket", arch: amd64, data: seccompData(a, 41, inet6, stream, unix.IPPROTO_SCTP), want: noProto},
-		{name: "tcp with high bits in type", arch: amd64, data: seccompData(a, 41, inet, 1<<32|stream, 0), want: allow},
-		{name: "tcp with high bits in domain", arch: amd64, data: seccompData(a, 41, 1<<32|inet, stream, 0), want: allow},
+		// Every IP socket is refused: TCP too, since Fast Open and
+		// listen() on an unbound socket get past Landlock.
+		{name: "tcp socket", arch: amd64, data: seccompData(a, 41, inet, stream, tcp), want: refuse},
+		{name: "default stream socket", arch: amd64, data: seccompData(a, 41, inet, stream, 0), want: refuse},
+		{name: "tcp6 socket with Go's flags", arch: amd64, data: seccompData(a, 41, inet6, stream|flags, 0), want: refuse},
+		{name: "mptcp socket", arch: amd64, data: seccompData(a, 41, inet, stream, mptcp), want: refuse},
+		{name: "tcp with high bits in domain", arch: amd64, data: seccompData(a, 41, 1<<32|inet, stream, 0), want: refuse},
 		{name: "udp socket", arch: amd64, data: seccompData(a, 41, inet, dgram, 0), want: refuse},
-		{name: "udp socket with flags", arch: amd64, data: seccompData(a, 41, inet, dgram|flags, 0), want: refuse},
-		{name: "udp socket with high bits in type", arch: amd64, data: seccompData(a, 41, inet, 1<<32|dgram, 0), want: refuse},
 		{name: "udp socket with high bits in domain", arch: amd64, data: seccompData(a, 41, 1<<32|inet, dgram, 0), want: refuse},
 		{name: "udp6 socket", arch: amd64, data: seccompData(a, 41, inet6, dgram, unix.IPPROTO_UDP), want: refuse},
 		{name: "icmp ping socket", arch: amd64, data: seccompData(a, 41, inet, dgram, unix.IPPROTO_ICMP), want: refuse},
 		{name: "raw socket", arch: amd64, data: seccompData(a, 41, inet, unix.SOCK_RAW, unix.IPPROTO_ICMP), want: refuse},
-		{name: "raw6 socket with flags", arch: amd64, data: seccompData(a, 41, inet6, unix.SOCK_RAW|flags, 0), want: refuse},
-		{name: "seqpacket socket", arch: amd64, data: seccompData(a, 41, inet, unix.SOCK_SEQPACKET, unix.IPPROTO_SCTP), want: refuse},
-		{name: "stream with an unknown flag", arch: amd64, data: seccompData(a, 41, inet, stream|0x100, 0), want: refuse},
 		{name: "packet socket", arch: amd64, data: seccompData(a, 41, unix.AF_PACKET, unix.SOCK_RAW, 0x300), want: refuse},
-		{name: "packet dgram socket", arch: amd64, data: seccompData(a, 41, unix.AF_PACKET, dgram, 0), want: refuse},
 		{name: "vsock socket", arch: amd64, data: seccompData(a, 41, unix.AF_VSOCK, stream, 0), want: refuse},
 		{name: "smc socket", arch: amd64, data: seccompData(a, 41, unix.AF_SMC, stream, 0), want: refuse},
 		{name: "unix stream socket", arch: amd64, data: seccompData(a, 41, unix.AF_UNIX, stream|flags, 0), want: allow},
 		{name: "unix dgram socket", arch: amd64, data: seccompData(a, 41, unix.AF_UNIX, dgram, 0), want: allow},
 		{name: "netlink socket", arch: amd64, data: seccompData(a, 41, unix.AF_NETLINK, unix.SOCK_RAW, 0), want: allow},
+		{name: "netlink audit socket", arch: amd64, data: seccompData(a, 41, unix.AF_NETLINK, unix.SOCK_RAW, nlAudit), want: allow},
+		{name: "crypto socket", arch: amd64, data: seccompData(a, 41, unix.AF_ALG, unix.SOCK_SEQPACKET, 0), want: allow},
 		{name: "x32 udp socket", arch: amd64, data: seccompData(a, x32|41, inet, dgram, 0), want: refuse},
-		{name: "x32 mptcp socket", arch: amd64, data: seccompData(a, x32|41, inet, stream, mptcp), want: noProto},
+		{name: "x32 tcp socket", arch: amd64, data: seccompData(a, x32|41, inet, stream, tcp), want: refuse},
 		{name: "io_uring", arch: amd64, data: seccompData(a, ioUringSetup, 0, 0, 0), want: noSys},
 		{name: "x32 io_uring", arch: amd64, data: seccompData(a, x32|ioUringSetup, 0, 0, 0), want: noSys},
 		{name: "other call", arch: amd64, data: seccompData(a, getpid, inet, dgram, mptcp), want: allow},
-		{name: "i386 mptcp socket", arch: amd64, data: seccompData(i386, 359, inet, stream, mptcp), want: noProto},
 		{name: "i386 udp socket", arch: amd64, data: seccompData(i386, 359, inet, dgram, 0), want: refuse},
-		{name: "i386 tcp socket", arch: amd64, data: seccompData(i386, 359, inet, stream, tcp), want: allow},
+		{name: "i386 tcp socket", arch: amd64, data: seccompData(i386, 359, inet, stream, tcp), want: refuse},
+		{name: "i386 unix socket", arch: amd64, data: seccompData(i386, 359, unix.AF_UNIX, stream, 0), want: allow},
 		{name: "i386 socketcall", arch: amd64, data: seccompData(i386, 102, 0, 0, 0), want: noSys},
 		{name: "i386 io_uring", arch: amd64, data: seccompData(i386, ioUringSetup, 0, 0, 0), want: noSys},
 		{name: "i386 call numbered like amd64 socket", arch: amd64, data: seccompData(i386, 41, inet, dgram, mptcp), want: allow},
 		{name: "unknown arch", arch: amd64, data: seccompData(0x1234, 41, inet, dgram, mptcp), want: allow},
-		{name: "arm64 mptcp socket", arch: arm64, data: seccompData(arm64.native, 198, inet, stream, mptcp), want: noProto},
-		{name: "arm64 tcp socket", arch: arm64, data: seccompData(arm64.native, 198, inet, stream, tcp), want: allow},
+		{name: "arm64 tcp socket", arch: arm64, data: seccompData(arm64.native, 198, inet, stream, tcp), want: refuse},
 		{name: "arm64 udp socket", arch: arm64, data: seccompData(arm64.native, 198, inet6, dgram|flags, 0), want: refuse},
-		{name: "arm64 packet socket", arch: arm64, data: seccompData(arm64.native, 198, unix.AF_PACKET, unix.SOCK_RAW, 0), want: refuse},
+		{name: "arm64 unix socket", arch: arm64, data: seccompData(arm64.native, 198, unix.AF_UNIX, stream, 0), want: allow},
 		{name: "arm64 io_uring", arch: arm64, data: seccompData(arm64.native, ioUringSetup, 0, 0, 0), want: noSys},
-		{name: "arm32 mptcp socket", arch: arm64, data: seccompData(arm64.compat, 281, inet, stream, mptcp), want: noProto},
 		{name: "arm32 udp socket", arch: arm64, data: seccompData(arm64.compat, 281, inet, dgram, 0), want: refuse},
 		{name: "arm32 other call", arch: arm64, data: seccompData(arm64.compat, 102, 0, 0, 0), want: allow},
+
+		// The auto-run profile: what libc needs locally, nothing more.
+		{name: "auto-run tcp socket", arch: amd64, profile: ar, data: seccompData(a, 41, inet, stream, 0), want: refuse},
+		{name: "auto-run udp socket", arch: amd64, profile: ar, data: seccompData(a, 41, inet, dgram, 0), want: refuse},
+		{name: "auto-run unix stream socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_UNIX, stream|flags, 0), want: refuse},
+		{name: "auto-run unix seqpacket socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_UNIX, unix.SOCK_SEQPACKET, 0), want: refuse},
+		{name: "auto-run unix dgram socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_UNIX, dgram|flags, 0), want: allow},
+		{name: "auto-run unix dgram with high bits", arch: amd64, profile: ar, data: seccompData(a, 41, 1<<32|unix.AF_UNIX, 1<<32|dgram, 0), want: allow},
+		{name: "auto-run netlink route socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_NETLINK, unix.SOCK_RAW|flags, unix.NETLINK_ROUTE), want: allow},
+		{name: "auto-run netlink audit socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_NETLINK, unix.SOCK_RAW, nlAudit), want: refuse},
+		{name: "auto-run crypto socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_ALG, unix.SOCK_SEQPACKET, 0), want: refuse},
+		{name: "auto-run packet socket", arch: amd64, profile: ar, data: seccompData(a, 41, unix.AF_PACKET, dgram, 0), want: refuse},
+		{name: "auto-run i386 unix stream", arch: amd64, profile: ar, data: seccompData(i386, 359, unix.AF_UNIX, stream, 0), want: refuse},
+		{name: "auto-run io_uring", arch: amd64, profile: ar, data: seccompData(a, ioUringSetup, 0, 0, 0), want: noSys},
+		{name: "auto-run arm64 unix stream", arch: arm64, profile: ar, data: seccompData(arm64.native, 198, unix.AF_UNIX, stream, 0), want: refuse},
+		{name: "auto-run other call", arch: amd64, profile: ar, data: seccompData(a, getpid, 0, 0, 0), want: allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := socketFilter(tc.arch)
+			raw, err := socketFilter(tc.arch, tc.profile)
 			if err != nil {
 				t.Fatal(err)
 			}
