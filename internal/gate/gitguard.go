@@ -2,12 +2,16 @@ package gate
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/gitconfig"
 )
 
 // The sandbox lets commands write anywhere in the workspace, and Landlock
@@ -16,142 +20,425 @@ import (
 // outside any sandbox, the next time the person uses git. So the gate
 // takes a snapshot of those files before a command and puts back what the
 // command changed there, telling the model and the audit.
+//
+// Configuration files are compared by what git reads from them, with
+// git's own parser (package gitconfig): a change that leaves the settings
+// that run programs as they were (a remote, user.name) is the ordinary
+// work of git commands and stays; any other change puts the whole file
+// back. Where git is missing, any change to a configuration file is put
+// back. Hooks, commondir, gitdir, info/attributes and the files a
+// configuration includes are put back on any change, and a .git folder
+// replaced by a file or link (which points git at a repository elsewhere)
+// is removed.
 
-// gitGuardMax bounds what one guarded file may hold in the snapshot.
+// gitGuardMax bounds what one guarded file may hold in the snapshot; a
+// larger one that changes is removed, since it cannot be put back.
 const gitGuardMax = 1 << 20
 
-type guardedFile struct {
-	mode fs.FileMode
-	data []byte
+// fileState is one guarded path as it was.
+type fileState struct {
+	exists bool
+	mode   fs.FileMode
+	size   int64
+	mtime  time.Time
+	data   []byte // the content of a regular file, when kept
+	kept   bool
+	link   string // the target of a symbolic link
+}
+
+func (a fileState) same(b fileState) bool {
+	if a.exists != b.exists || a.mode != b.mode || a.link != b.link {
+		return false
+	}
+	if !a.mode.IsRegular() {
+		return true
+	}
+	if a.kept && b.kept {
+		return bytes.Equal(a.data, b.data)
+	}
+	return a.size == b.size && a.mtime.Equal(b.mtime)
 }
 
 type gitSnapshot struct {
-	gitDir string
-	files  map[string]guardedFile // path relative to gitDir
+	workdir, dotGit string
+	// dirs are the git folders the workspace used before the command;
+	// after it, the same folders are compared, never ones a changed
+	// gitfile or commondir names.
+	dirs []string
+	// git is the program that parses configuration; empty when missing.
+	// git is found on first need (lookGit): most commands change no
+	// configuration, and a PATH search on every call would dominate the
+	// gate's cost.
+	git    string
+	looked bool
+	files  map[string]fileState // by absolute path
+	// roots are the configuration files whose settings are compared.
+	roots map[string]bool
+	// hookDirs are folders git runs hooks from; extra are files a
+	// configuration includes. The snapshot after the command looks at
+	// the same places.
+	hookDirs, extra []string
+	// programs are a root's program settings before the command, when
+	// they had to be read then (the file has includes or a hooksPath).
+	programs map[string][]string
+	badRoots map[string]bool
 }
 
 // snapshotGit records the files of workdir/.git that git executes or
-// obeys: config, config.worktree, commondir, info/attributes, hooks, and
-// the same in .git/modules/*. A workspace without a .git folder gives an
-// empty snapshot.
+// obeys. A workspace without .git gives a snapshot of its absence.
 func snapshotGit(workdir string) *gitSnapshot {
-	s := &gitSnapshot{gitDir: filepath.Join(workdir, ".git"), files: map[string]guardedFile{}}
-	if fi, err := os.Lstat(s.gitDir); err != nil || !fi.IsDir() {
-		return s
-	}
-	roots := []string{""}
-	if mods, err := os.ReadDir(filepath.Join(s.gitDir, "modules")); err == nil {
-		for _, m := range mods {
-			if m.IsDir() {
-				roots = append(roots, filepath.Join("modules", m.Name()))
-			}
-		}
-	}
-	for _, r := range roots {
-		for _, name := range []string{"config", "config.worktree", "commondir", filepath.Join("info", "attributes")} {
-			s.add(filepath.Join(r, name))
-		}
-		hooks, _ := os.ReadDir(filepath.Join(s.gitDir, r, "hooks"))
-		for _, h := range hooks {
-			if !strings.HasSuffix(h.Name(), ".sample") {
-				s.add(filepath.Join(r, "hooks", h.Name()))
-			}
-		}
+	dot := filepath.Join(workdir, ".git")
+	s := collectGit(workdir, gitDirs(workdir, statPath(dot)), nil, nil)
+	for root := range s.roots {
+		s.readEarly(root)
 	}
 	return s
 }
 
-func (s *gitSnapshot) add(rel string) {
-	path := filepath.Join(s.gitDir, rel)
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return
+// collectGit records the guarded paths as they are now: .git, what git
+// obeys in the git folders dirs, and the hook folders and extra files an
+// earlier snapshot named.
+func collectGit(workdir string, dirs, hookDirs, extra []string) *gitSnapshot {
+	s := &gitSnapshot{
+		workdir: workdir, dotGit: filepath.Join(workdir, ".git"), dirs: dirs,
+		files: map[string]fileState{}, roots: map[string]bool{},
+		programs: map[string][]string{}, badRoots: map[string]bool{},
 	}
-	f := guardedFile{mode: fi.Mode()}
-	if fi.Mode().IsRegular() && fi.Size() <= gitGuardMax {
-		f.data, _ = os.ReadFile(path)
+	s.record(s.dotGit)
+	for _, dir := range dirs {
+		s.collectDir(dir)
 	}
-	s.files[rel] = f
+	for _, d := range hookDirs {
+		s.addHookDir(d)
+	}
+	for _, f := range extra {
+		s.addExtra(f)
+	}
+	return s
 }
 
-// restore compares the .git folder now with the snapshot taken before the
-// command, puts back every change that could run code, and returns the
-// paths it restored (relative to the workspace).
-func (s *gitSnapshot) restore(workdir string) []string {
-	after := snapshotGit(workdir)
-	var fixed []string
-	names := map[string]bool{}
-	for n := range s.files {
-		names[n] = true
-	}
-	for n := range after.files {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	for _, rel := range sorted {
-		old, had := s.files[rel]
-		now, has := after.files[rel]
-		if had && has && old.mode == now.mode && bytes.Equal(old.data, now.data) {
-			continue
+// gitDirs finds the git folders the workspace uses: .git itself, or the
+// folder a gitfile or link names, and that folder's common dir.
+func gitDirs(workdir string, dot fileState) []string {
+	var dir string
+	switch {
+	case !dot.exists:
+		return nil
+	case dot.mode.IsDir():
+		dir = filepath.Join(workdir, ".git")
+	case dot.mode&fs.ModeSymlink != 0:
+		dir = dot.link
+	case dot.mode.IsRegular() && dot.kept:
+		line, _, _ := strings.Cut(string(dot.data), "\n")
+		d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return nil
 		}
-		if filepath.Base(rel) == "config" && has && !dangerousConfigChange(old.data, now.data) {
-			continue
+		dir = strings.TrimSpace(d)
+	}
+	if dir == "" {
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(workdir, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	dirs := []string{dir}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
 		}
-		path := filepath.Join(s.gitDir, rel)
-		if err := os.RemoveAll(path); err != nil && !os.IsNotExist(err) {
-			fixed = append(fixed, fmt.Sprintf("%s (could not restore: %v)", filepath.Join(".git", rel), err))
-			continue
+		if fi, err := os.Stat(common); err == nil && fi.IsDir() && !slices.Contains(dirs, common) {
+			dirs = append(dirs, common)
 		}
-		if had && old.mode.IsRegular() {
-			if err := os.WriteFile(path, old.data, old.mode.Perm()); err == nil {
-				_ = os.Chmod(path, old.mode.Perm())
+	}
+	return dirs
+}
+
+// collectDir records what git obeys in one git folder, its submodules'
+// folders (modules/*) and its linked worktrees' folders (worktrees/*).
+func (s *gitSnapshot) collectDir(gitDir string) {
+	dirs := []string{gitDir}
+	for _, sub := range []string{"modules", "worktrees"} {
+		entries, _ := os.ReadDir(filepath.Join(gitDir, sub))
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(gitDir, sub, e.Name()))
 			}
 		}
-		fixed = append(fixed, filepath.Join(".git", rel))
+	}
+	for _, d := range dirs {
+		for _, name := range []string{"config", "config.worktree"} {
+			p := filepath.Join(d, name)
+			s.roots[p] = true
+			s.record(p)
+		}
+		for _, name := range []string{"commondir", "gitdir", "info", filepath.Join("info", "attributes")} {
+			s.record(filepath.Join(d, name))
+		}
+		s.addHookDir(filepath.Join(d, "hooks"))
+	}
+}
+
+// addHookDir records a hook folder and every hook in it.
+func (s *gitSnapshot) addHookDir(dir string) {
+	if slices.Contains(s.hookDirs, dir) {
+		return
+	}
+	s.hookDirs = append(s.hookDirs, dir)
+	s.record(dir)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".sample") {
+			s.record(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func (s *gitSnapshot) addExtra(path string) {
+	if !slices.Contains(s.extra, path) {
+		s.extra = append(s.extra, path)
+		s.record(path)
+	}
+}
+
+// record notes one path's state (a missing path too) and returns it.
+func (s *gitSnapshot) record(path string) fileState {
+	if st, ok := s.files[path]; ok {
+		return st
+	}
+	st := statPath(path)
+	s.files[path] = st
+	return st
+}
+
+func statPath(path string) fileState {
+	var st fileState
+	if fi, err := os.Lstat(path); err == nil {
+		st = fileState{exists: true, mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime()}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			st.link, _ = os.Readlink(path)
+		case fi.Mode().IsRegular() && fi.Size() <= gitGuardMax:
+			if data, err := os.ReadFile(path); err == nil {
+				st.data, st.kept = data, true
+			}
+		}
+	}
+	return st
+}
+
+// mayHide are words without which a configuration file can neither
+// include another file nor move the hook folder (section and key names
+// cannot be escaped or continued). Only a file holding one is read with
+// git before the command runs; any other file's earlier settings can be
+// read later from its saved bytes, anywhere.
+var mayHide = []string{"include", "hookspath"}
+
+// lookGit returns the git program that parses configuration, or "" when
+// there is none outside the workspace.
+func (s *gitSnapshot) lookGit() string {
+	if !s.looked {
+		s.git, _ = gitconfig.FindGit(s.workdir)
+		s.looked = true
+	}
+	return s.git
+}
+
+// readEarly reads a root's program settings before the command when its
+// includes or hook folder must be guarded too.
+func (s *gitSnapshot) readEarly(root string) {
+	st := s.files[root]
+	low := strings.ToLower(string(st.data))
+	if !st.exists || !slices.ContainsFunc(mayHide, func(w string) bool { return strings.Contains(low, w) }) || s.lookGit() == "" {
+		return
+	}
+	entries, err := gitconfig.List(context.Background(), s.git, root)
+	if err != nil {
+		s.badRoots[root] = true
+		return
+	}
+	s.programs[root] = gitconfig.Programs(entries)
+	home, _ := os.UserHomeDir()
+	for _, inc := range gitconfig.Includes(entries, home) {
+		s.addExtra(inc)
+	}
+	for _, e := range entries {
+		if strings.EqualFold(e.Key, "core.hookspath") && e.Value != "" {
+			dir := e.Value
+			if strings.HasPrefix(dir, "~/") && home != "" {
+				dir = filepath.Join(home, dir[2:])
+			} else if !filepath.IsAbs(dir) {
+				// git runs hooks from the top of the work tree.
+				dir = filepath.Join(s.workdir, dir)
+			}
+			s.addHookDir(dir)
+		}
+	}
+}
+
+// restore compares the guarded paths now with the snapshot taken before
+// the command, puts back every change that could run code, and returns
+// what it restored (relative to the workspace where inside it).
+func (s *gitSnapshot) restore(workdir string) []string {
+	dirs := s.dirs
+	if !s.files[s.dotGit].exists {
+		// A .git folder the command created is guarded like any other;
+		// a gitfile it created is removed below, never followed.
+		if fi, err := os.Lstat(s.dotGit); err == nil && fi.IsDir() {
+			dirs = []string{s.dotGit}
+		}
+	}
+	after := collectGit(workdir, dirs, s.hookDirs, s.extra)
+	for p := range s.files {
+		after.record(p)
+	}
+	paths := make([]string, 0, len(after.files))
+	for p := range after.files {
+		paths = append(paths, p)
+	}
+	// A folder sorts before what it holds.
+	slices.Sort(paths)
+	var fixed, gone []string
+	for _, p := range paths {
+		if slices.ContainsFunc(gone, func(g string) bool { return strings.HasPrefix(p, g+string(filepath.Separator)) }) {
+			continue
+		}
+		old, now := s.files[p], after.files[p]
+		// A folder that is still one, or a new one, is left: what it
+		// holds is compared path by path.
+		if old.same(now) || (now.mode.IsDir() && (old.mode.IsDir() || !old.exists)) {
+			continue
+		}
+		// A configuration file that became a link (to a file a later
+		// command could change) is put back whatever it says now.
+		if (s.roots[p] || after.roots[p]) && now.mode.IsRegular() && s.sameProgramsAs(p, old) {
+			continue
+		}
+		var msg string
+		var did, missing bool
+		if p == s.dotGit {
+			msg, did, missing = replaceDotGit(p, old, now)
+		} else {
+			msg, did, missing = putBack(p, old, now)
+		}
+		if missing {
+			gone = append(gone, p)
+		}
+		if did {
+			fixed = append(fixed, s.show(p)+msg)
+		}
 	}
 	return fixed
 }
 
-// runsCode are git configuration keys (their last part, lower-cased) whose
-// values git runs as programs or that pull in other configuration.
-var runsCode = map[string]bool{
-	"fsmonitor": true, "hookspath": true, "pager": true, "editor": true,
-	"sshcommand": true, "askpass": true, "textconv": true, "clean": true,
-	"smudge": true, "process": true, "command": true, "driver": true,
-	"helper": true, "program": true, "uploadpack": true,
-	"receivepack": true, "gitproxy": true, "proxycommand": true,
+// replaceDotGit handles a changed .git. A folder replaced by a gitfile
+// or link (which points git at a repository, and its configuration,
+// elsewhere) loses the replacement; the folder is not rebuilt from the
+// few files the snapshot holds. A folder the command removed stays
+// removed: nothing runs from it.
+func replaceDotGit(path string, old, now fileState) (msg string, did, gone bool) {
+	if old.mode.IsDir() {
+		if !now.exists {
+			return "", false, true
+		}
+		if err := os.Remove(path); err != nil {
+			return fmt.Sprintf(" (replaced by a file or link; could not remove it: %v)", err), true, true
+		}
+		return " (replaced by a file or link that points git elsewhere: removed)", true, true
+	}
+	return putBack(path, old, now)
 }
 
-// dangerousConfigChange reports whether the new config adds a line that
-// sets a key git runs, an alias that runs a shell command, or an include.
-// Other changes (a remote, user.name) are the ordinary work of git
-// commands and stay.
-func dangerousConfigChange(old, now []byte) bool {
-	seen := map[string]bool{}
-	for _, l := range strings.Split(string(old), "\n") {
-		seen[strings.TrimSpace(l)] = true
+// sameProgramsAs reports whether a configuration file that changed still
+// makes git run exactly the programs it did before.
+func (s *gitSnapshot) sameProgramsAs(root string, old fileState) bool {
+	if s.lookGit() == "" || s.badRoots[root] {
+		return false
 	}
-	for _, l := range strings.Split(string(now), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || seen[l] {
-			continue
+	before, ok := s.programs[root]
+	if !ok && old.exists {
+		if !old.kept {
+			return false
 		}
-		low := strings.ToLower(l)
-		if strings.HasPrefix(low, "[include") || strings.HasPrefix(low, "[filter") {
-			return true
-		}
-		key, value, ok := strings.Cut(low, "=")
-		if !ok {
-			continue
-		}
-		key = strings.TrimSpace(key)
-		if runsCode[key] || strings.HasPrefix(strings.TrimSpace(value), "!") {
-			return true
+		var err error
+		before, err = programsOf(s.git, old.data)
+		if err != nil {
+			return false
 		}
 	}
-	return false
+	entries, err := gitconfig.List(context.Background(), s.git, root)
+	if err != nil {
+		return false
+	}
+	return slices.Equal(before, gitconfig.Programs(entries))
+}
+
+// programsOf reads the program settings of a configuration file's saved
+// bytes. Such a file includes nothing (see mayHide), so where the copy
+// lies does not change what git reads.
+func programsOf(git string, data []byte) ([]string, error) {
+	f, err := os.CreateTemp("", "wisp-gitconfig-*")
+	if err != nil {
+		return nil, fmt.Errorf("save git config: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save git config: %w", err)
+	}
+	entries, err := gitconfig.List(context.Background(), git, f.Name())
+	if err != nil {
+		return nil, err
+	}
+	return gitconfig.Programs(entries), nil
+}
+
+// putBack returns a path to its earlier state: did says something was
+// done, gone that the path is now missing, so nothing beneath it is put
+// back.
+func putBack(path string, old, now fileState) (msg string, did, gone bool) {
+	if now.exists {
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Sprintf(" (could not restore: %v)", err), true, false
+		}
+	}
+	switch {
+	case !old.exists:
+		return "", now.exists, true
+	case old.mode.IsDir():
+		if err := os.Mkdir(path, old.mode.Perm()); err != nil {
+			return fmt.Sprintf(" (could not recreate the folder: %v)", err), true, true
+		}
+	case old.mode&fs.ModeSymlink != 0:
+		if err := os.Symlink(old.link, path); err != nil {
+			return fmt.Sprintf(" (removed; could not restore the link: %v)", err), true, true
+		}
+	case old.mode.IsRegular() && old.kept:
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			// Its folder is gone: nothing can run it.
+			return "", now.exists, true
+		}
+		if err := os.WriteFile(path, old.data, old.mode.Perm()); err != nil {
+			return fmt.Sprintf(" (removed; could not restore: %v)", err), true, true
+		}
+		_ = os.Chmod(path, old.mode.Perm())
+	default:
+		return " (removed: too large to restore)", now.exists, true
+	}
+	return "", true, false
+}
+
+// show names a path for the model and the audit.
+func (s *gitSnapshot) show(path string) string {
+	if rel, err := filepath.Rel(s.workdir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }
