@@ -1,14 +1,15 @@
 // Package approval holds wisp's remembered approvals: the threshold that
 // decides which risk levels are asked about, the pattern an answer is
-// remembered by, the store of remembered answers (in memory for once and
-// session scopes, in ~/.wisp/approvals.json for project and always), the
+// remembered by, the store of remembered answers (in memory for the
+// session scope, in ~/.wisp/approvals.json for project and always), the
 // terminal question, and the `wisp approvals` command.
 //
 // It must never widen what a person said: a denial is not remembered, a
-// dangerous verdict is never written to disk, an entry covers only the
-// pattern and the risk level it was given for, and anything it cannot read
-// or decide means "ask again", never "allow". It never imports a frontend
-// and never runs anything.
+// once answer covers only the call it answered, a dangerous verdict is
+// never remembered at all, an entry covers only the pattern and the risk
+// level it was given for, and anything it cannot read or decide means
+// "ask again", never "allow". It never imports a frontend and never runs
+// anything.
 package approval
 
 import (
@@ -114,7 +115,7 @@ func validLevel(l shell.Level) bool { return l >= shell.Safe && l <= shell.Dange
 type Scope string
 
 const (
-	// ScopeOnce lasts until the end of the current turn (Store.EndTurn).
+	// ScopeOnce approves the one call it answers and is never kept.
 	ScopeOnce Scope = "once"
 	// ScopeSession lasts as long as this wisp process.
 	ScopeSession Scope = "session"

@@ -20,8 +20,8 @@ const CommandUsage = `Usage:
   wisp approvals clear         forget every remembered approval
 
 Approvals remembered for a project or always last 30 days and are kept in
-approvals.json in wisp's home folder. A "no" and a dangerous command are
-never remembered beyond the session.
+approvals.json in wisp's home folder. A "no", a "once" and a dangerous
+command are never remembered.
 `
 
 // Command runs `wisp approvals ARGS...` against s: list, revoke ID, clear,
@@ -100,17 +100,14 @@ func projectCell(e Entry) string {
 	switch e.Scope {
 	case ScopeAlways:
 		return "(any)"
-	case ScopeOnce, ScopeSession:
+	case ScopeSession:
 		return "(this process)"
 	}
 	return e.Project
 }
 
 func expiresCell(e Entry) string {
-	switch e.Scope {
-	case ScopeOnce:
-		return "end of turn"
-	case ScopeSession:
+	if e.Scope == ScopeSession {
 		return "end of session"
 	}
 	return e.Expires.Local().Format("2006-01-02 15:04")

@@ -66,7 +66,7 @@ func TestCommandListRevokeClear(t *testing.T) {
 		p string
 		l shell.Level
 		s Scope
-	}{{"git push", shell.Moderate, ScopeProject}, {"npm install", shell.Safe, ScopeAlways}, {"rm", shell.Dangerous, ScopeSession}} {
+	}{{"git push", shell.Moderate, ScopeProject}, {"npm install", shell.Safe, ScopeAlways}, {"rm", shell.Moderate, ScopeSession}} {
 		d, err := s.Remember(r.p, r.l, r.s)
 		if err != nil {
 			t.Fatal(err)
@@ -94,9 +94,9 @@ func TestCommandListRevokeClear(t *testing.T) {
 		}
 	}
 	wantRows := []string{
-		ids[2] + "  session  rm           dangerous  (this process)",
-		ids[0] + "  project  git push     moderate   " + mustResolve(t, w.dirA),
-		ids[1] + "  always   npm install  safe       (any)",
+		ids[2] + "  session  rm           moderate  (this process)",
+		ids[0] + "  project  git push     moderate  " + mustResolve(t, w.dirA),
+		ids[1] + "  always   npm install  safe      (any)",
 	}
 	for i, want := range wantRows {
 		if !strings.HasPrefix(lines[i+1], want) {

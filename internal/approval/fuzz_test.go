@@ -17,9 +17,16 @@ func FuzzDecodeFile(f *testing.F) {
 	f.Add([]byte("{"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, err := decodeFile(data)
+		entries, dropped, err := decodeFile(data)
 		if err != nil {
 			return
+		}
+		ids := map[string]bool{}
+		for _, e := range entries {
+			if ids[e.ID] {
+				t.Fatalf("decodeFile kept two entries with id %s (dropped %v)", e.ID, dropped)
+			}
+			ids[e.ID] = true
 		}
 		for _, e := range entries {
 			// Whatever the file says, nothing dangerous or unscoped loads.
@@ -34,7 +41,7 @@ func FuzzDecodeFile(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encode: %v", err)
 		}
-		back, err := decodeFile(again)
+		back, _, err := decodeFile(again)
 		if err != nil {
 			t.Fatalf("decode of re-encoded file: %v\n%s", err, again)
 		}

@@ -41,7 +41,7 @@ const (
 
 const (
 	choicesAll       = "[y]once [s]ession [p]roject 30d [a]lways 30d [n]o"
-	choicesDangerous = "[y]once [s]ession [n]o"
+	choicesDangerous = "[y]once [n]o"
 )
 
 // maxTypeAhead bounds how many stale lines Prompt discards before asking.
@@ -55,9 +55,9 @@ const maxTypeAhead = 1024
 // (project, 30 days), a (always, 30 days), n (no), case-insensitive, whole
 // words too. An empty answer is no; anything else asks again.
 //
-// For a dangerous level only once, session and no are offered, since a
-// dangerous approval is never remembered beyond the session; p and a are
-// then refused and asked again.
+// For a dangerous level only once and no are offered, since a dangerous
+// approval is never remembered; s, p and a are then refused and asked
+// again.
 //
 // Lines already waiting in in are discarded before the question is shown,
 // so type-ahead can never approve a command the person has not seen.
@@ -101,8 +101,8 @@ func Prompt(ctx context.Context, in <-chan string, out io.Writer, req Request) (
 			return Answer{Reason: r}, writeEnd(out, "no answer: "+r)
 		}
 		a, valid := parseAnswer(line)
-		if valid && dangerous && a.Allow && a.Scope.Persisted() {
-			if _, err := io.WriteString(out, "A dangerous command is not remembered beyond this session. Allow? "+choices+": "); err != nil {
+		if valid && dangerous && a.Allow && a.Scope != ScopeOnce {
+			if _, err := io.WriteString(out, "A dangerous command is asked about every time, never remembered. Allow? "+choices+": "); err != nil {
 				return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
 			}
 			continue
@@ -118,7 +118,7 @@ func Prompt(ctx context.Context, in <-chan string, out io.Writer, req Request) (
 
 func answerHint(dangerous bool) string {
 	if dangerous {
-		return "y, s or n"
+		return "y or n"
 	}
 	return "y, s, p, a or n"
 }
@@ -198,15 +198,17 @@ func renderRequest(req Request) string {
 }
 
 // printable makes text safe to show on a terminal: escape sequences,
-// carriage returns, bidirectional overrides and zero-width characters could otherwise hide part
-// of a command from the person approving it. Newlines stay, indented, so
-// a multi-line script reads as one.
+// carriage returns, bidirectional overrides and zero-width characters
+// could otherwise hide part of a command from the person approving it, so
+// each is shown as an escape. A newline is shown as \n and then starts an
+// indented line, so that a multi-line script is visibly several lines and
+// still reads as one.
 func printable(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
 		case r == '\n':
-			b.WriteString("\n            ")
+			b.WriteString(`\n` + "\n            ")
 		case r == '\t':
 			b.WriteString("    ")
 		case r == unicode.ReplacementChar:

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/durable"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
+	"github.com/wisp-agent/wisp/internal/durable"
 	"github.com/wisp-agent/wisp/internal/shell"
 )
 
@@ -40,8 +40,7 @@ type Entry struct {
 	// is empty for always entries.
 	Project string    `json:"project,omitempty"`
 	Created time.Time `json:"created"`
-	// Expires is zero for once and session entries, which end with the
-	// turn or the process.
+	// Expires is zero for session entries, which end with the process.
 	Expires time.Time `json:"expires,omitzero"`
 }
 
@@ -52,10 +51,12 @@ type Decision struct {
 	Scope Scope
 	// Persisted says the approval was written to the approvals file.
 	Persisted bool
-	// Downgraded says a dangerous approval asked for project or always
-	// was kept for the session only; the caller audits it as such.
+	// Downgraded says a dangerous approval asked for a wider scope was
+	// kept for the one call only; the caller audits it as such.
 	Downgraded bool
-	Entry      Entry
+	// Entry is the remembered entry; zero when nothing was remembered
+	// (once, or dangerous).
+	Entry Entry
 }
 
 // MalformedError is an approvals file that cannot be used. Its message
@@ -67,6 +68,19 @@ type MalformedError struct {
 
 func (e *MalformedError) Error() string { return fmt.Sprintf("malformed %s: %s", e.File, e.What) }
 
+// DuplicateError says that entries of the approvals file repeat the id of
+// an earlier entry. Each repeat is dropped and the rest of the file is
+// used: dropping an approval can only make wisp ask more.
+type DuplicateError struct {
+	File string
+	// Dropped describes each dropped entry: its index, id and pattern.
+	Dropped []string
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("%s: ignored %d entries whose id repeats an earlier one (%s); the other approvals are used", e.File, len(e.Dropped), strings.Join(e.Dropped, "; "))
+}
+
 // Store holds remembered approvals: once and session ones in memory,
 // project and always ones in the approvals file, which several wisp
 // processes may share. It is safe for concurrent use.
@@ -77,7 +91,7 @@ type Store struct {
 	now     func() time.Time
 
 	mu  sync.Mutex
-	mem []Entry // once and session entries
+	mem []Entry // session entries; a once answer is never kept
 }
 
 // Open returns the store for the approvals file at path (the caller
@@ -89,8 +103,11 @@ type Store struct {
 // contents are wrong) together with a usable Store: the caller decides
 // whether to continue. Such a store ignores the file's entries, keeps
 // project and always approvals for the session instead, and never
-// overwrites the file until it is fixed or cleared. Open returns a nil
-// Store only when path or projectDir is unusable.
+// overwrites the file until it is fixed or cleared. Entries that repeat
+// an earlier entry's id are dropped one by one and reported as a
+// *DuplicateError, a warning: the store uses the rest of the file, and
+// its next write leaves the repeats out. Open returns a nil Store only
+// when path or projectDir is unusable.
 func Open(path, projectDir string, now func() time.Time) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("open approvals: no file path given")
@@ -99,6 +116,9 @@ func Open(path, projectDir string, now func() time.Time) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open approvals %s: %w", path, err)
 	}
+	// A writer killed between writing its temporary file and renaming it
+	// leaves the file behind; the next start clears it (best effort).
+	_, _ = durable.RemoveStaleTemps(abs, durable.StaleAge)
 	project, err := ResolveProject(projectDir)
 	if err != nil {
 		return nil, fmt.Errorf("open approvals: %w", err)
@@ -113,9 +133,25 @@ func Open(path, projectDir string, now func() time.Time) (*Store, error) {
 		now:     now,
 	}
 	s.mu.Lock()
-	_, err = s.persistedLocked()
-	s.mu.Unlock()
-	return s, err
+	defer s.mu.Unlock()
+	if _, err := s.persistedLocked(); err != nil {
+		return s, err
+	}
+	if dropped := s.duplicatesLocked(); len(dropped) > 0 {
+		return s, &DuplicateError{File: s.path, Dropped: dropped}
+	}
+	return s, nil
+}
+
+// duplicatesLocked describes the entries of the file that decodeFile
+// drops for repeating an id.
+func (s *Store) duplicatesLocked() []string {
+	data, err := os.ReadFile(s.path)
+	if err != nil {
+		return nil
+	}
+	_, dropped, _ := decodeFile(data)
+	return dropped
 }
 
 // ResolveProject is the key a project approval is stored under: the
@@ -142,29 +178,21 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Project() string { return s.project }
 
 // Lookup finds a remembered approval that covers a command of the pattern
-// at the given risk level: once and session entries first, then this
-// project's, then always ones. An entry covers levels up to the one it was
-// given for. A dangerous level matches only once and session entries,
-// never persisted ones, whatever the file says. A file that cannot be read
-// matches nothing, so the person is asked.
+// at the given risk level: session entries first, then this project's,
+// then always ones. An entry covers levels up to the one it was given for.
+// A dangerous level (or one outside the known range) matches nothing,
+// whatever the file says: a dangerous command is asked about every time.
+// A file that cannot be read matches nothing, so the person is asked.
 func (s *Store) Lookup(pattern string, level shell.Level) (Entry, bool) {
-	if pattern == "" {
+	if pattern == "" || !validLevel(level) || level >= shell.Dangerous {
 		return Entry{}, false
-	}
-	if !validLevel(level) {
-		level = shell.Dangerous
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, scope := range []Scope{ScopeOnce, ScopeSession} {
-		for _, e := range s.mem {
-			if e.Scope == scope && e.Pattern == pattern && level <= e.Level {
-				return e, true
-			}
+	for _, e := range s.mem {
+		if e.Scope == ScopeSession && e.Pattern == pattern && level <= e.Level {
+			return e, true
 		}
-	}
-	if level >= shell.Dangerous {
-		return Entry{}, false
 	}
 	entries, err := s.persistedLocked()
 	if err != nil {
@@ -193,9 +221,12 @@ func (s *Store) applies(e Entry, now time.Time) bool {
 // given risk level for scope. Only allows are remembered: a "no" is never
 // passed here, so it holds for the one call it answered.
 //
-// A dangerous level asked for project or always is kept for the session
-// instead (Downgraded). Remembering a pattern again at the same scope
-// refreshes its entry, keeping its id and the higher of the two levels.
+// A once answer approves exactly the call it was given for, so nothing is
+// kept: a later call, even of the same pattern in the same turn, is asked
+// again. A dangerous level is never remembered either: whatever scope was
+// asked for, the answer counts once (Downgraded when a wider scope was
+// asked for). Remembering a pattern again at the same scope refreshes its
+// entry, keeping its id and the higher of the two levels.
 //
 // When the approvals file cannot be read or written, the approval is
 // kept for the session and the error says why: the Decision is valid
@@ -211,8 +242,12 @@ func (s *Store) Remember(pattern string, level shell.Level, scope Scope) (Decisi
 		return Decision{}, fmt.Errorf("remember approval for %s: unknown scope %q", pattern, scope)
 	}
 	var d Decision
-	if scope.Persisted() && level >= shell.Dangerous {
-		scope, d.Downgraded = ScopeSession, true
+	if level >= shell.Dangerous && scope != ScopeOnce {
+		scope, d.Downgraded = ScopeOnce, true
+	}
+	if scope == ScopeOnce {
+		d.Scope = ScopeOnce
+		return d, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -279,15 +314,7 @@ func (s *Store) rememberFileLocked(pattern string, level shell.Level, scope Scop
 	return out, err
 }
 
-// EndTurn forgets the once approvals: the caller calls it when a turn
-// ends.
-func (s *Store) EndTurn() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mem = slices.DeleteFunc(s.mem, func(e Entry) bool { return e.Scope == ScopeOnce })
-}
-
-// List returns the live approvals: this process's once and session ones
+// List returns the live approvals: this process's session ones
 // and every unexpired persisted one, whatever its project, narrowest scope
 // first. When the file cannot be read, the error says why and the list
 // holds the in-memory approvals only.
@@ -422,7 +449,7 @@ func (s *Store) persistedLocked() ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", s.path, err)
 	}
-	entries, err := decodeFile(data)
+	entries, _, err := decodeFile(data)
 	if err != nil {
 		return nil, &MalformedError{File: s.path, What: err.Error()}
 	}
@@ -431,10 +458,13 @@ func (s *Store) persistedLocked() ([]Entry, error) {
 
 // decodeFile parses and checks the approvals file. Anything it does not
 // understand makes the whole file unusable rather than half-read, so a
-// hand edit that went wrong is reported instead of silently dropped.
-func decodeFile(data []byte) ([]Entry, error) {
+// hand edit that went wrong is reported instead of silently dropped. The
+// one exception is an entry whose id repeats an earlier one's: it alone
+// is dropped, and described in dropped, since losing one approval only
+// means one more question.
+func decodeFile(data []byte) (entries []Entry, dropped []string, err error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -443,27 +473,29 @@ func decodeFile(data []byte) ([]Entry, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
-			return nil, fmt.Errorf("line %d: %v", line, se)
+			return nil, nil, fmt.Errorf("line %d: %v", line, se)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if dec.More() {
-		return nil, errors.New("unexpected data after the JSON object")
+		return nil, nil, errors.New("unexpected data after the JSON object")
 	}
 	if f.Version != fileVersion {
-		return nil, fmt.Errorf("version %d, this wisp reads version %d", f.Version, fileVersion)
+		return nil, nil, fmt.Errorf("version %d, this wisp reads version %d", f.Version, fileVersion)
 	}
 	ids := map[string]bool{}
 	for i, e := range f.Approvals {
 		if err := checkEntry(e); err != nil {
-			return nil, fmt.Errorf("approvals[%d]: %w", i, err)
+			return nil, nil, fmt.Errorf("approvals[%d]: %w", i, err)
 		}
 		if ids[e.ID] {
-			return nil, fmt.Errorf("approvals[%d]: id %s is repeated", i, e.ID)
+			dropped = append(dropped, fmt.Sprintf("approvals[%d]: id %s, pattern %q", i, e.ID, e.Pattern))
+			continue
 		}
 		ids[e.ID] = true
+		entries = append(entries, e)
 	}
-	return f.Approvals, nil
+	return entries, dropped, nil
 }
 
 func checkEntry(e Entry) error {

@@ -117,10 +117,8 @@ func TestLookup(t *testing.T) {
 			check{"a", false, 0, "rm", shell.Moderate}, false},
 		{"moderate session does not cover dangerous", "rm", shell.Moderate, ScopeSession,
 			check{"a", false, 0, "rm", shell.Dangerous}, false},
-		{"dangerous session covers dangerous", "rm", shell.Dangerous, ScopeSession,
-			check{"a", false, 0, "rm", shell.Dangerous}, true},
-		{"once in same process", "go test", shell.Moderate, ScopeOnce,
-			check{"a", false, 0, "go test", shell.Moderate}, true},
+		{"once is not kept for a later call", "go test", shell.Moderate, ScopeOnce,
+			check{"a", false, 0, "go test", shell.Moderate}, false},
 		{"session gone in new process", "go test", shell.Moderate, ScopeSession,
 			check{"a", true, 0, "go test", shell.Moderate}, false},
 		{"project in same folder, new process", "go test", shell.Moderate, ScopeProject,
@@ -186,14 +184,14 @@ func TestDangerousNeverPersisted(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Remember: %v", err)
 			}
-			if !d.Downgraded || d.Persisted || d.Scope != ScopeSession || d.Entry.Scope != ScopeSession {
-				t.Fatalf("decision = %+v, want downgraded to session", d)
+			if !d.Downgraded || d.Persisted || d.Scope != ScopeOnce {
+				t.Fatalf("decision = %+v, want downgraded to once", d)
 			}
 			if after := w.read(); !bytes.Equal(before, after) {
 				t.Fatalf("file changed:\n%s\n---\n%s", before, after)
 			}
-			if _, ok := s.Lookup("rm", shell.Dangerous); !ok {
-				t.Error("the session approval does not cover the dangerous command")
+			if _, ok := s.Lookup("rm", shell.Dangerous); ok {
+				t.Error("the dangerous answer was remembered")
 			}
 			if _, ok := w.open(w.dirA).Lookup("rm", shell.Dangerous); ok {
 				t.Error("a new process sees the dangerous approval")
@@ -220,27 +218,64 @@ func TestDangerousInFileIgnored(t *testing.T) {
 	}
 }
 
-func TestOnceClearsAtEndTurn(t *testing.T) {
+// TestOnceIsNeverKept: a once answer approves the one call it answered.
+// Keeping it until the end of the turn let a second, different call of
+// the same pattern in that turn run without a question.
+func TestOnceIsNeverKept(t *testing.T) {
 	w := newWorld(t)
 	s := w.open(w.dirA)
-	if _, err := s.Remember("go test", shell.Moderate, ScopeOnce); err != nil {
+	d, err := s.Remember("go test", shell.Moderate, ScopeOnce)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if d.Scope != ScopeOnce || d.Persisted || d.Entry.ID != "" {
+		t.Fatalf("decision = %+v, want once and nothing kept", d)
 	}
 	if _, err := s.Remember("go build", shell.Moderate, ScopeSession); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.Lookup("go test", shell.Moderate); !ok {
-		t.Fatal("once approval not found in its turn")
-	}
-	s.EndTurn()
 	if _, ok := s.Lookup("go test", shell.Moderate); ok {
-		t.Error("once approval survived EndTurn")
+		t.Error("a once approval covers a later call")
 	}
 	if _, ok := s.Lookup("go build", shell.Moderate); !ok {
-		t.Error("session approval lost at EndTurn")
+		t.Error("session approval not found")
+	}
+	if list, _ := s.List(); len(list) != 1 {
+		t.Errorf("List = %+v, want the session entry alone", list)
 	}
 	if w.read() != nil {
 		t.Error("once or session approval was written to the file")
+	}
+}
+
+// TestDangerousNeverRemembered: whatever scope a dangerous answer asks
+// for, it counts for its call alone, and nothing remembered at a lower
+// level covers a dangerous part of the same pattern.
+func TestDangerousNeverRemembered(t *testing.T) {
+	for _, scope := range []Scope{ScopeOnce, ScopeSession, ScopeProject, ScopeAlways} {
+		t.Run(string(scope), func(t *testing.T) {
+			w := newWorld(t)
+			s := w.open(w.dirA)
+			if _, err := s.Remember("rm", shell.Moderate, ScopeSession); err != nil {
+				t.Fatal(err)
+			}
+			d, err := s.Remember("rm", shell.Dangerous, scope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Scope != ScopeOnce || d.Persisted || d.Downgraded != (scope != ScopeOnce) {
+				t.Errorf("decision = %+v, want once, downgraded when %s was asked", d, scope)
+			}
+			if _, ok := s.Lookup("rm", shell.Dangerous); ok {
+				t.Error("a dangerous part was covered by a remembered answer")
+			}
+			if _, ok := s.Lookup("rm", shell.Moderate); !ok {
+				t.Error("the moderate session answer was lost")
+			}
+			if _, ok := s.Lookup("rm", shell.Level(7)); ok {
+				t.Error("an unknown level was covered")
+			}
+		})
 	}
 }
 
@@ -295,7 +330,7 @@ func TestRevokeAndClear(t *testing.T) {
 	for _, r := range []struct {
 		p string
 		s Scope
-	}{{"go test", ScopeSession}, {"git push", ScopeProject}, {"npm install", ScopeAlways}, {"make", ScopeOnce}} {
+	}{{"go test", ScopeSession}, {"git push", ScopeProject}, {"npm install", ScopeAlways}} {
 		d, err := s.Remember(r.p, shell.Moderate, r.s)
 		if err != nil {
 			t.Fatal(err)
@@ -303,10 +338,10 @@ func TestRevokeAndClear(t *testing.T) {
 		ids = append(ids, d.Entry.ID)
 	}
 	list, err := s.List()
-	if err != nil || len(list) != 4 {
+	if err != nil || len(list) != 3 {
 		t.Fatalf("List = %+v, %v", list, err)
 	}
-	wantOrder := []Scope{ScopeOnce, ScopeSession, ScopeProject, ScopeAlways}
+	wantOrder := []Scope{ScopeSession, ScopeProject, ScopeAlways}
 	for i, e := range list {
 		if e.Scope != wantOrder[i] {
 			t.Errorf("List[%d].Scope = %s, want %s", i, e.Scope, wantOrder[i])
@@ -435,7 +470,6 @@ func TestMalformedFile(t *testing.T) {
 		{"project without path", strings.Replace(entry(""), `"always"`, `"project"`, 1), "absolute path"},
 		{"bad id", strings.Replace(entry(""), `abcd1234`, `xyz`, 1), "short hex"},
 		{"trailing data", `{"version":1,"approvals":[]} {}`, "after the JSON"},
-		{"repeated id", `{"version":1,"approvals":[` + obj + `},` + obj + `}]}`, "repeated"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -477,6 +511,56 @@ func TestMalformedFile(t *testing.T) {
 			}
 			if _, err := Open(w.file, w.dirA, w.clk.now); err != nil {
 				t.Errorf("Open after Clear: %v", err)
+			}
+		})
+	}
+}
+
+// TestDuplicateIDDropsOnlyThatEntry: an entry that repeats an earlier
+// entry's id is dropped with a warning; the rest of the file is used, and
+// clearing counts what was there.
+func TestDuplicateIDDropsOnlyThatEntry(t *testing.T) {
+	entry := func(id, pattern string) string {
+		return `{"id":"` + id + `","pattern":"` + pattern + `","scope":"always","level":"moderate","created":"2025-06-01T12:00:00Z","expires":"2025-07-01T12:00:00Z"}`
+	}
+	tests := []struct {
+		name     string
+		entries  []string
+		keep     []string // patterns that must still be approved
+		drop     []string // patterns that must not be
+		warnings int
+	}{
+		{"second of two", []string{entry("abcd1234", "go test"), entry("abcd1234", "rm")}, []string{"go test"}, []string{"rm"}, 1},
+		{"among others", []string{entry("aaaa0001", "make"), entry("abcd1234", "go test"), entry("bbbb0002", "npm test"), entry("abcd1234", "curl")},
+			[]string{"make", "go test", "npm test"}, []string{"curl"}, 1},
+		{"three times", []string{entry("abcd1234", "go test"), entry("abcd1234", "rm"), entry("abcd1234", "curl")},
+			[]string{"go test"}, []string{"rm", "curl"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			writeFile(t, w.file, `{"version":1,"approvals":[`+strings.Join(tt.entries, ",")+`]}`)
+			s, err := Open(w.file, w.dirA, w.clk.now)
+			var de *DuplicateError
+			if !errors.As(err, &de) || len(de.Dropped) != tt.warnings || !strings.Contains(err.Error(), w.file) {
+				t.Fatalf("Open error = %v, want a *DuplicateError naming the file and %d entries", err, tt.warnings)
+			}
+			for _, p := range tt.keep {
+				if _, ok := s.Lookup(p, shell.Moderate); !ok {
+					t.Errorf("%s lost with the duplicate", p)
+				}
+			}
+			for _, p := range tt.drop {
+				if _, ok := s.Lookup(p, shell.Moderate); ok {
+					t.Errorf("%s, the duplicate, is still approved", p)
+				}
+			}
+			var out, errw strings.Builder
+			if err := Command([]string{"clear"}, &out, &errw, s); err != nil {
+				t.Fatal(err)
+			}
+			if want := "Cleared " + plural(len(tt.keep), "remembered approval") + ".\n"; out.String() != want {
+				t.Errorf("clear said %q, want %q", out.String(), want)
 			}
 		})
 	}
@@ -538,15 +622,11 @@ func TestConcurrentInProcess(t *testing.T) {
 				if _, err := s.Remember(p, shell.Moderate, scope); err != nil {
 					t.Error(err)
 				}
-				// A once approval may already be gone: another goroutine on
-				// the same store can end the turn in between.
-				if _, ok := s.Lookup(p, shell.Moderate); !ok && scope != ScopeOnce {
-					t.Errorf("%s not found right after Remember", p)
+				// A once approval is never kept.
+				if _, ok := s.Lookup(p, shell.Moderate); ok != (scope != ScopeOnce) {
+					t.Errorf("%s (%s) found = %v right after Remember", p, scope, ok)
 				}
 				_, _ = s.List()
-				if i == 5 {
-					s.EndTurn()
-				}
 			}
 		})
 	}

@@ -11,18 +11,22 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/durable"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/segmentio/encoding/json"
 	"golang.org/x/sys/unix"
+
+	"github.com/wisp-agent/wisp/internal/durable"
 )
 
 // Schema is the version of the line format written today.
@@ -40,6 +44,7 @@ const lockName = "audit.lock"
 const (
 	DefaultMaxBytes = 10 << 20
 	DefaultKeep     = 5
+	DefaultRetain   = 7 * 24 * time.Hour
 )
 
 // Dir returns the folder of the audit log under a wisp home (~/.wisp, or
@@ -53,8 +58,14 @@ type Options struct {
 	// MaxBytes is the size past which the live file is rotated before a
 	// write (DefaultMaxBytes when zero).
 	MaxBytes int64
-	// Keep is how many rotated files are kept (DefaultKeep when zero).
+	// Keep is how many rotated files are kept at least (DefaultKeep when
+	// zero). More are kept while the oldest is still retained (Retain).
 	Keep int
+	// Retain is how long a rotated file is kept at least after its last
+	// line (DefaultRetain when zero). A file that holds a line of a
+	// session this Log wrote, or that was written since the Log opened,
+	// is kept whatever its age.
+	Retain time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -83,13 +94,18 @@ type Log struct {
 	pid      int
 	maxBytes int64
 	keep     int
+	retain   time.Duration
 	now      func() time.Time
+	opened   time.Time
 
-	mu     sync.Mutex
-	lock   *os.File // lockName, held exclusively per append
-	f      *os.File // the live file as this process last opened it
-	end    int64    // f's size after this process's last line, -1 if unknown
-	closed bool
+	mu sync.Mutex
+	// sessions are the sessions this Log has written lines of; rotation
+	// never drops a file that holds one of them.
+	sessions map[string]bool
+	lock     *os.File // lockName, held exclusively per append
+	f        *os.File // the live file as this process last opened it
+	end      int64    // f's size after this process's last line, -1 if unknown
+	closed   bool
 }
 
 // Open opens (creating as needed) the audit log in dir, normally
@@ -106,7 +122,9 @@ func Open(dir string, opts Options) (*Log, error) {
 		pid:      os.Getpid(),
 		maxBytes: opts.MaxBytes,
 		keep:     opts.Keep,
+		retain:   opts.Retain,
 		now:      opts.Now,
+		sessions: map[string]bool{},
 	}
 	if l.maxBytes <= 0 {
 		l.maxBytes = DefaultMaxBytes
@@ -114,9 +132,15 @@ func Open(dir string, opts Options) (*Log, error) {
 	if l.keep <= 0 {
 		l.keep = DefaultKeep
 	}
+	if l.retain <= 0 {
+		l.retain = DefaultRetain
+	}
 	if l.now == nil {
 		l.now = time.Now
 	}
+	// A second early, so that a file this process writes in its first
+	// second is never taken for an older one on a coarse clock.
+	l.opened = time.Now().Add(-time.Second)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("audit: create folder %s: %w", dir, err)
 	}
@@ -164,35 +188,61 @@ func (l *Log) WriteAll(es ...Entry) error {
 		if e.Details == nil {
 			return errors.New("audit: write: entry without details")
 		}
-		d := e.Details.bounded()
-		w := wire{
-			Schema:  Schema,
-			ID:      newID(),
-			Time:    l.now().UTC().Format(timeLayout),
-			Version: l.version,
-			PID:     l.pid,
-			Session: e.Session,
-			Turn:    e.Turn,
-			Call:    e.Call,
-			Kind:    d.Kind(),
-			Details: d,
-		}
 		var err error
-		buf, err = json.Append(buf, &w, 0)
-		if err != nil {
-			return fmt.Errorf("audit: encode %s line: %w", w.Kind, err)
+		if buf, err = l.appendLine(buf, e); err != nil {
+			return err
 		}
-		buf = append(buf, '\n')
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return fmt.Errorf("audit: write to %s: log is closed", l.path)
 	}
+	for _, e := range es {
+		if e.Session != "" {
+			l.sessions[e.Session] = true
+		}
+	}
 	if err := l.append(buf); err != nil {
 		return fmt.Errorf("audit: write to %s: %w", l.path, err)
 	}
 	return nil
+}
+
+// appendLine encodes e as one line onto buf, within RecordLimit: when the
+// line would be longer, it is encoded again with tighter limits until it
+// fits, and marked truncated.
+func (l *Log) appendLine(buf []byte, e Entry) ([]byte, error) {
+	c := newCutter()
+	w := wire{
+		Schema:  Schema,
+		ID:      newID(),
+		Time:    l.now().UTC().Format(timeLayout),
+		Version: cut(l.version, TextLimit),
+		PID:     l.pid,
+		Session: cut(e.Session, TextLimit),
+		Turn:    e.Turn,
+		Call:    cut(e.Call, TextLimit),
+		Kind:    e.Details.Kind(),
+	}
+	start := len(buf)
+	for {
+		w.Details = e.Details.bounded(c)
+		w.Truncated = w.Truncated || c.cut
+		var err error
+		buf, err = json.Append(buf[:start], &w, 0)
+		if err != nil {
+			return buf[:start], fmt.Errorf("audit: encode %s line: %w", w.Kind, err)
+		}
+		buf = append(buf, '\n')
+		if len(buf)-start <= RecordLimit {
+			return buf, nil
+		}
+		w.Truncated = true
+		if !c.tighten() {
+			return buf[:start], fmt.Errorf("audit: encode %s line: %d bytes even with every text cut", w.Kind, len(buf)-start)
+		}
+	}
 }
 
 // Close fsyncs and closes the log. Closing a nil or closed Log does
@@ -231,6 +281,9 @@ type wire struct {
 	Call    string  `json:"call"`
 	Kind    string  `json:"kind"`
 	Details Details `json:"details"`
+	// Truncated says a text or list of the line was cut to fit the
+	// limits (TextLimit, RecordLimit).
+	Truncated bool `json:"truncated"`
 }
 
 // append writes one line under the folder's lock. Another process may
@@ -297,13 +350,16 @@ func (l *Log) current() (int64, error) {
 	return fi.Size(), nil
 }
 
-// rotate shifts audit.jsonl.N up by one, dropping the oldest, moves the
-// live file to .1 and starts a new one.
+// rotate shifts every audit.jsonl.N up by one, moves the live file to .1
+// and starts a new one, then drops the oldest files beyond Keep that may
+// go (droppable). Nothing is dropped before the shift, so a flood of lines
+// can grow the number of files but never push out what must be kept.
 func (l *Log) rotate() error {
-	if err := os.Remove(rotated(l.path, l.keep)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	n, err := l.rotatedCount()
+	if err != nil {
 		return fmt.Errorf("rotate: %w", err)
 	}
-	for i := l.keep - 1; i >= 1; i-- {
+	for i := n; i >= 1; i-- {
 		if err := os.Rename(rotated(l.path, i), rotated(l.path, i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("rotate: %w", err)
 		}
@@ -317,7 +373,58 @@ func (l *Log) rotate() error {
 	}
 	_ = l.f.Close()
 	l.f, l.end = f, -1
+	for i := n + 1; i > l.keep; i-- {
+		if !l.droppable(rotated(l.path, i)) {
+			break
+		}
+		if err := os.Remove(rotated(l.path, i)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("rotate: %w", err)
+		}
+	}
 	return nil
+}
+
+// rotatedCount is the highest N of the audit.jsonl.N files (0: none).
+func (l *Log) rotatedCount() (int, error) {
+	names, err := logFiles(l.dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, name := range names {
+		if k, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(name), FileName+".")); err == nil {
+			n = max(n, k)
+		}
+	}
+	return n, nil
+}
+
+// droppable reports whether rotation may remove a rotated file: its last
+// line is older than Retain, it was last written before this Log opened,
+// and it holds no line of a session this Log wrote. Anything it cannot
+// tell keeps the file.
+func (l *Log) droppable(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	mod := fi.ModTime()
+	if !mod.Before(l.now().Add(-l.retain)) || !mod.Before(l.opened) {
+		return false
+	}
+	if len(l.sessions) == 0 {
+		return true
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for s := range l.sessions {
+		if bytes.Contains(data, []byte(`"session":`+strconv.Quote(s))) {
+			return false
+		}
+	}
+	return true
 }
 
 func rotated(path string, n int) string { return fmt.Sprintf("%s.%d", path, n) }
@@ -327,7 +434,7 @@ func rotated(path string, n int) string { return fmt.Sprintf("%s.%d", path, n) }
 func openPrivate(path string, flag int) (*os.File, error) {
 	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // an *os.PathError: "open PATH: why"
 	}
 	fi, err := f.Stat()
 	if err == nil && fi.Mode().Perm()&0o077 != 0 {

@@ -95,9 +95,9 @@ var (
 )
 
 // envelope is the key order of every line.
-var envelope = []string{"schema", "id", "time", "version", "pid", "session", "turn", "call", "kind", "details"}
+var envelope = []string{"schema", "id", "time", "version", "pid", "session", "turn", "call", "kind", "details", "truncated"}
 
-func TestEveryLineHasTheTenFieldsInOrder(t *testing.T) {
+func TestEveryLineHasTheElevenFieldsInOrder(t *testing.T) {
 	dir := isolate(t)
 	clock := time.Date(2026, 11, 30, 10, 15, 2, 123456789, time.FixedZone("CET", 3600))
 	l, err := Open(dir, Options{Version: "1.2.3", Now: func() time.Time { return clock }})
@@ -128,16 +128,17 @@ func TestEveryLineHasTheTenFieldsInOrder(t *testing.T) {
 				t.Fatalf("keys %v, want %v in %s", keys, envelope, line)
 			}
 			var v struct {
-				Schema  int             `json:"schema"`
-				ID      string          `json:"id"`
-				Time    string          `json:"time"`
-				Version string          `json:"version"`
-				PID     int             `json:"pid"`
-				Session string          `json:"session"`
-				Turn    int             `json:"turn"`
-				Call    string          `json:"call"`
-				Kind    string          `json:"kind"`
-				Details json.RawMessage `json:"details"`
+				Schema    int             `json:"schema"`
+				ID        string          `json:"id"`
+				Time      string          `json:"time"`
+				Version   string          `json:"version"`
+				PID       int             `json:"pid"`
+				Session   string          `json:"session"`
+				Turn      int             `json:"turn"`
+				Call      string          `json:"call"`
+				Kind      string          `json:"kind"`
+				Details   json.RawMessage `json:"details"`
+				Truncated *bool           `json:"truncated"`
 			}
 			if err := json.Unmarshal([]byte(line), &v); err != nil {
 				t.Fatal(err)
@@ -158,6 +159,7 @@ func TestEveryLineHasTheTenFieldsInOrder(t *testing.T) {
 				{"call", v.Call == "toolu_"+strconv.Itoa(i)},
 				{"kind", v.Kind == d.Kind()},
 				{"details is an object", len(v.Details) > 0 && v.Details[0] == '{'},
+				{"truncated is false", v.Truncated != nil && !*v.Truncated},
 				{"no HTML escaping", !strings.Contains(line, `\u003c`)},
 			}
 			for _, c := range checks {
@@ -242,69 +244,177 @@ func TestModes(t *testing.T) {
 	}
 }
 
-func TestRotation(t *testing.T) {
-	cases := []struct {
-		name     string
-		keep     int
-		lines    int
-		maxBytes int64
-	}{
-		{"default keep", 0, 200, 1000},
-		{"keep two", 2, 100, 1000},
+// rotationWorld writes lines of one session through a small log.
+type rotationWorld struct {
+	t   *testing.T
+	dir string
+}
+
+func (w rotationWorld) write(session string, lines int, opts Options) {
+	w.t.Helper()
+	l, err := Open(w.dir, opts)
+	if err != nil {
+		w.t.Fatal(err)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := isolate(t)
-			l, err := Open(dir, Options{MaxBytes: c.maxBytes, Keep: c.keep})
-			if err != nil {
-				t.Fatal(err)
+	for i := 1; i <= lines; i++ {
+		if err := l.Write(Entry{Session: session, Turn: i, Details: Prompt{Text: "hello"}}); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// age sets every file of the log to have been last written d ago.
+func (w rotationWorld) age(d time.Duration) {
+	w.t.Helper()
+	files, err := logFiles(w.dir)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	old := time.Now().Add(-d)
+	for _, f := range files {
+		if err := os.Chtimes(f, old, old); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
+// turns returns the turns of a session's lines, oldest first.
+func (w rotationWorld) turns(session string) []int {
+	w.t.Helper()
+	got, err := Read(w.dir, Filter{Session: session})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []int
+	for _, l := range got {
+		if l.Session == session {
+			out = append(out, l.Turn)
+		}
+	}
+	return out
+}
+
+// contiguous reports whether turns run 1..n without a gap.
+func contiguous(turns []int, n int) bool {
+	if len(turns) != n {
+		return false
+	}
+	for i, t := range turns {
+		if t != i+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRotation: rotation keeps at least Keep files, every file written
+// within Retain, and every file that holds a line of a session the
+// writing Log wrote; only older files beyond Keep go, oldest first.
+func TestRotation(t *testing.T) {
+	small := Options{MaxBytes: 1000, Keep: 2}
+	t.Run("a flood keeps every line of the last days", func(t *testing.T) {
+		w := rotationWorld{t, isolate(t)}
+		w.write("s1", 300, small)
+		if got := w.turns("s1"); !contiguous(got, 300) {
+			t.Fatalf("read %d lines of 300 (first %v)", len(got), got[:min(3, len(got))])
+		}
+		files, _ := logFiles(w.dir)
+		if len(files) <= 3 {
+			t.Errorf("only %d files: the flood did not rotate", len(files))
+		}
+		for _, f := range files {
+			if fi, _ := os.Stat(f); fi.Size() > small.MaxBytes {
+				t.Errorf("%s is %d bytes, over the %d limit", f, fi.Size(), small.MaxBytes)
 			}
-			for i := 1; i <= c.lines; i++ {
-				if err := l.Write(Entry{Turn: i, Details: Prompt{Text: "hello"}}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			_ = l.Close()
-			keep := c.keep
-			if keep == 0 {
-				keep = DefaultKeep
-			}
-			files, err := logFiles(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []string{}
-			for i := keep; i >= 1; i-- {
-				want = append(want, rotated(filepath.Join(dir, FileName), i))
-			}
-			want = append(want, filepath.Join(dir, FileName))
-			if !equal(files, want) {
-				t.Fatalf("files %v, want %v", files, want)
-			}
-			for _, f := range files {
-				fi, _ := os.Stat(f)
-				if fi.Size() > c.maxBytes {
-					t.Errorf("%s is %d bytes, over the %d limit", f, fi.Size(), c.maxBytes)
-				}
-			}
-			got, err := Read(dir, Filter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Read spans the files oldest first: turns ascend without a gap
-			// and end at the last line written.
-			if len(got) == 0 || got[len(got)-1].Turn != c.lines {
-				t.Fatalf("last turn read is not %d", c.lines)
-			}
-			for i := 1; i < len(got); i++ {
-				if got[i].Turn != got[i-1].Turn+1 {
-					t.Fatalf("turn %d follows %d", got[i].Turn, got[i-1].Turn)
-				}
-			}
-			if got[0].Turn == 1 {
-				t.Errorf("the oldest lines were not dropped")
-			}
-		})
+		}
+	})
+	t.Run("old files of other sessions beyond Keep are dropped", func(t *testing.T) {
+		w := rotationWorld{t, isolate(t)}
+		w.write("old", 100, small)
+		w.age(8 * 24 * time.Hour)
+		w.write("new", 100, small)
+		if got := w.turns("new"); !contiguous(got, 100) {
+			t.Fatalf("new session: read %d lines of 100", len(got))
+		}
+		if got := w.turns("old"); len(got) != 0 {
+			t.Errorf("%d lines of the old session are still there", len(got))
+		}
+	})
+	t.Run("old files of the current session are kept", func(t *testing.T) {
+		w := rotationWorld{t, isolate(t)}
+		w.write("s", 100, small)
+		w.age(30 * 24 * time.Hour)
+		w.write("s", 100, small)
+		if got := w.turns("s"); len(got) != 200 || !contiguous(got[:100], 100) || !contiguous(got[100:], 100) {
+			t.Fatalf("read %d lines of 200", len(got))
+		}
+	})
+	t.Run("Keep files are kept however old", func(t *testing.T) {
+		w := rotationWorld{t, isolate(t)}
+		w.write("old", 12, Options{MaxBytes: 1000, Keep: 10})
+		w.age(8 * 24 * time.Hour)
+		w.write("new", 30, Options{MaxBytes: 1000, Keep: 10})
+		if files, _ := logFiles(w.dir); len(files) > 11 {
+			t.Errorf("%d files, want at most Keep+1", len(files))
+		}
+		if got := w.turns("old"); !contiguous(got, 12) {
+			t.Errorf("read %d lines of the old session, want its 12 within Keep", len(got))
+		}
+	})
+}
+
+// TestFloodOfHugeLines is the flood the bounds exist for: lines with a
+// 14 KB command of 2,000 parts. Each record stays within RecordLimit and
+// says it was cut, and none of them, nor what came before, rotates away.
+func TestFloodOfHugeLines(t *testing.T) {
+	w := rotationWorld{t, isolate(t)}
+	w.write("s", 50, Options{MaxBytes: 1 << 20})
+	l, err := Open(w.dir, Options{MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("echo a; ", 2000)[:14<<10]
+	parts := make([]VerdictPart, 2000)
+	for i := range parts {
+		parts[i] = VerdictPart{Command: "echo a", Program: "echo", Level: "safe", Reasons: []string{"prints its arguments", "reads nothing"}}
+	}
+	const calls = 300
+	for i := 1; i <= calls; i++ {
+		v := ClassifierVerdict{Line: line, Level: "safe", Parts: parts, Reasons: []string{"every part is safe"}}
+		if err := l.Write(Entry{Session: "s", Turn: 50 + i, Details: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(w.dir, Filter{Session: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 50+calls {
+		t.Fatalf("read %d lines, want %d", len(got), 50+calls)
+	}
+	for i, l := range got {
+		if l.Turn != i+1 {
+			t.Fatalf("line %d has turn %d", i, l.Turn)
+		}
+		if l.Kind != KindClassifierVerdict {
+			continue
+		}
+		if len(l.Raw)+1 > RecordLimit || !l.Truncated {
+			t.Fatalf("turn %d: %d bytes, truncated %v", l.Turn, len(l.Raw)+1, l.Truncated)
+		}
+		d, err := l.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := d.(ClassifierVerdict); len(v.Parts) == 0 || v.Level != "safe" {
+			t.Fatalf("turn %d: %d parts, level %q", l.Turn, len(v.Parts), v.Level)
+		}
 	}
 }
 
@@ -451,7 +561,7 @@ func TestBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := c.check(c.in.bounded()); err != nil {
+			if err := c.check(c.in.bounded(newCutter())); err != nil {
 				t.Error(err)
 			}
 		})
@@ -545,4 +655,57 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestTruncatedFlag: a line says whether anything in it was cut, and the
+// whole line never passes RecordLimit.
+func TestTruncatedFlag(t *testing.T) {
+	many := make([]VerdictPart, 5000)
+	for i := range many {
+		many[i] = VerdictPart{Command: strings.Repeat("x", 100), Reasons: []string{strings.Repeat("r", 100)}}
+	}
+	cases := []struct {
+		name string
+		d    Details
+		want bool
+	}{
+		{"short prompt", Prompt{Text: "hi"}, false},
+		{"prompt over 4 KB", Prompt{Text: strings.Repeat("p", TextLimit+1)}, true},
+		{"long preview is not a cut", ToolResult{Preview: strings.Repeat("p", 5000)}, false},
+		{"long reason", ApprovalDecided{Reason: strings.Repeat("r", TextLimit+1)}, true},
+		{"long path", FileWrite{Path: "/" + strings.Repeat("d/", 3000)}, true},
+		{"verdict of 5,000 parts", ClassifierVerdict{Line: "x", Parts: many}, true},
+		{"many reasons", ClassifierVerdict{Reasons: slicesRepeat(strings.Repeat("r", 4000), 40)}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := isolate(t)
+			l, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Write(Entry{Session: "s", Details: c.d}); err != nil {
+				t.Fatal(err)
+			}
+			_ = l.Close()
+			got, err := Read(dir, Filter{})
+			if err != nil || len(got) != 1 {
+				t.Fatalf("read %d lines: %v", len(got), err)
+			}
+			if got[0].Truncated != c.want || len(got[0].Raw)+1 > RecordLimit {
+				t.Errorf("truncated %v (want %v), %d bytes", got[0].Truncated, c.want, len(got[0].Raw)+1)
+			}
+			if _, err := got[0].Decode(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func slicesRepeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }

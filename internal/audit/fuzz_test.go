@@ -17,7 +17,7 @@ func FuzzScan(f *testing.F) {
 	f.Add([]byte(`{"schema":"1"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got []Line
-		consumed, lines, err := scan("fuzz", data, 0, func(l Line) { got = append(got, l) })
+		consumed, lines, err := scan("fuzz", data, 0, nil, func(l Line) { got = append(got, l) })
 		if consumed > len(data) || (consumed > 0 && data[consumed-1] != '\n') {
 			t.Fatalf("consumed %d of %d bytes, not through a newline", consumed, len(data))
 		}

@@ -31,11 +31,16 @@ const (
 // Limits on what one line carries. Free text is cut at a character
 // boundary; where the size matters a bytes field keeps the full size.
 const (
-	// TextLimit bounds prompts, tool arguments, command lines, subjects,
-	// messages and config values, in bytes.
+	// TextLimit bounds every text of a line (prompts, tool arguments,
+	// command lines, subjects, reasons, messages, config values), in
+	// bytes.
 	TextLimit = 4096
 	// PreviewLimit bounds a tool result's preview, in characters.
 	PreviewLimit = 200
+	// RecordLimit bounds a whole line, newline included. A line that
+	// would be longer is written again with shorter texts and lists
+	// (see cutter) until it fits.
+	RecordLimit = 64 << 10
 )
 
 // Details is what one kind of line says. Only this package's types
@@ -43,9 +48,10 @@ const (
 type Details interface {
 	// Kind is the line's kind, e.g. "command.outcome".
 	Kind() string
-	// bounded returns a copy with long text cut to the limits and nil
-	// lists made empty, so every line of a kind has the same shape.
-	bounded() Details
+	// bounded returns a copy with every text cut to c's limits and nil
+	// lists made empty, so every line of a kind has the same shape; c
+	// records whether anything was cut.
+	bounded(c *cutter) Details
 	// summary is the compact text FormatText shows after the kind.
 	summary() string
 }
@@ -210,7 +216,25 @@ type CommandOutcome struct {
 	DurationMS     int64  `json:"duration_ms"`
 	Sandboxed      bool   `json:"sandboxed"`
 	SandboxRefusal string `json:"sandbox_refusal"`
+	// Profile is the sandbox profile the command ran under: ProfileAutoRun,
+	// ProfileApproved or ProfileUnsandboxed.
+	Profile string `json:"profile"`
+	// Containment says what ends everything the command started when its
+	// call ends, as the sandbox reports it ("cgroup", "pid-namespace" or
+	// "process-group"); empty when unsandboxed.
+	Containment string `json:"containment"`
 }
+
+// The sandbox profiles a command can run under (CommandOutcome.Profile).
+const (
+	// ProfileAutoRun: nobody was asked; no network, no secret reads.
+	ProfileAutoRun = "auto-run"
+	// ProfileApproved: a person approved it (asked, remembered or --yes);
+	// the network as sandbox.allowNetwork says.
+	ProfileApproved = "approved"
+	// ProfileUnsandboxed: the sandbox was off or missing.
+	ProfileUnsandboxed = "unsandboxed"
+)
 
 // FileWrite is a file a tool wrote.
 type FileWrite struct {
@@ -251,24 +275,31 @@ func (FileWrite) Kind() string         { return KindFileWrite }
 func (ErrorReport) Kind() string       { return KindError }
 func (ConfigChange) Kind() string      { return KindConfigChange }
 
-func (d SessionStart) bounded() Details {
-	d.Cwd = cut(d.Cwd, TextLimit)
+func (d SessionStart) bounded(c *cutter) Details {
+	d.Cwd, d.Provider, d.Model = c.str(d.Cwd), c.str(d.Provider), c.str(d.Model)
+	d.Mode, d.Sandbox = c.str(d.Mode), c.str(d.Sandbox)
 	return d
 }
 
-func (d SessionEnd) bounded() Details { return d }
+func (d SessionEnd) bounded(c *cutter) Details {
+	d.Reason = c.str(d.Reason)
+	return d
+}
 
-func (d Prompt) bounded() Details {
+func (d Prompt) bounded(c *cutter) Details {
 	if d.Bytes == 0 {
 		d.Bytes = len(d.Text)
 	}
-	d.Text = cut(d.Text, TextLimit)
+	d.Text = c.str(d.Text)
 	return d
 }
 
-func (d Response) bounded() Details { return d }
+func (d Response) bounded(c *cutter) Details {
+	d.Model, d.StopReason = c.str(d.Model), c.str(d.StopReason)
+	return d
+}
 
-func (d ToolCall) bounded() Details {
+func (d ToolCall) bounded(c *cutter) Details {
 	var b bytes.Buffer
 	if json.Compact(&b, []byte(d.Args)) == nil {
 		d.Args = b.String()
@@ -276,63 +307,70 @@ func (d ToolCall) bounded() Details {
 	if d.Bytes == 0 {
 		d.Bytes = len(d.Args)
 	}
-	d.Args = cut(d.Args, TextLimit)
+	d.Tool, d.Class, d.Args = c.str(d.Tool), c.str(d.Class), c.str(d.Args)
 	return d
 }
 
-func (d ToolResult) bounded() Details {
+// bounded cuts the preview to its documented length without marking the
+// line truncated: a preview is the start of the result by definition,
+// and Bytes keeps the full size.
+func (d ToolResult) bounded(c *cutter) Details {
 	if d.Bytes == 0 {
 		d.Bytes = len(d.Preview)
 	}
-	d.Preview = cutRunes(d.Preview, PreviewLimit)
+	d.Tool = c.str(d.Tool)
+	d.Preview = cutRunes(d.Preview, min(PreviewLimit, c.text))
 	return d
 }
 
-func (d PolicyDecision) bounded() Details {
-	d.Line = cut(d.Line, TextLimit)
-	d.Command = cut(d.Command, TextLimit)
+func (d PolicyDecision) bounded(c *cutter) Details {
+	d.Line, d.Rule, d.Command = c.str(d.Line), c.str(d.Rule), c.str(d.Command)
 	return d
 }
 
-func (d ClassifierVerdict) bounded() Details {
-	d.Line = cut(d.Line, TextLimit)
-	d.Reasons = nonNil(d.Reasons)
-	parts := make([]VerdictPart, len(d.Parts))
-	for i, p := range d.Parts {
-		p.Command = cut(p.Command, TextLimit)
-		p.Reasons = nonNil(p.Reasons)
+func (d ClassifierVerdict) bounded(c *cutter) Details {
+	d.Line, d.Level = c.str(d.Line), c.str(d.Level)
+	d.Reasons = c.strs(d.Reasons)
+	n := c.count(len(d.Parts))
+	parts := make([]VerdictPart, n)
+	for i, p := range d.Parts[:n] {
+		p.Command, p.Program, p.Level = c.str(p.Command), c.str(p.Program), c.str(p.Level)
+		p.Reasons = c.strs(p.Reasons)
 		parts[i] = p
 	}
 	d.Parts = parts
 	return d
 }
 
-func (d ApprovalRequested) bounded() Details {
-	d.Subject = cut(d.Subject, TextLimit)
-	d.Pattern = cut(d.Pattern, TextLimit)
+func (d ApprovalRequested) bounded(c *cutter) Details {
+	d.Tool, d.Subject, d.Level, d.Pattern = c.str(d.Tool), c.str(d.Subject), c.str(d.Level), c.str(d.Pattern)
 	return d
 }
 
-func (d ApprovalDecided) bounded() Details {
-	d.Subject = cut(d.Subject, TextLimit)
+func (d ApprovalDecided) bounded(c *cutter) Details {
+	d.Tool, d.Subject, d.Scope = c.str(d.Tool), c.str(d.Subject), c.str(d.Scope)
+	d.By, d.Reason = c.str(d.By), c.str(d.Reason)
 	return d
 }
 
-func (d CommandOutcome) bounded() Details {
-	d.Line = cut(d.Line, TextLimit)
+func (d CommandOutcome) bounded(c *cutter) Details {
+	d.Line, d.Signal, d.SandboxRefusal = c.str(d.Line), c.str(d.Signal), c.str(d.SandboxRefusal)
+	d.Profile, d.Containment = c.str(d.Profile), c.str(d.Containment)
 	return d
 }
 
-func (d FileWrite) bounded() Details { return d }
-
-func (d ErrorReport) bounded() Details {
-	d.Message = cut(d.Message, TextLimit)
+func (d FileWrite) bounded(c *cutter) Details {
+	d.Tool, d.Path = c.str(d.Tool), c.str(d.Path)
 	return d
 }
 
-func (d ConfigChange) bounded() Details {
-	d.Old = cut(d.Old, TextLimit)
-	d.New = cut(d.New, TextLimit)
+func (d ErrorReport) bounded(c *cutter) Details {
+	d.Message, d.Where = c.str(d.Message), c.str(d.Where)
+	return d
+}
+
+func (d ConfigChange) bounded(c *cutter) Details {
+	d.File, d.Key, d.Old, d.New = c.str(d.File), c.str(d.Key), c.str(d.Old), c.str(d.New)
 	return d
 }
 
@@ -433,9 +471,12 @@ func (d CommandOutcome) summary() string {
 	if d.Truncated {
 		s += " truncated"
 	}
-	if d.Sandboxed {
+	switch {
+	case d.Profile != "" && d.Profile != ProfileUnsandboxed:
+		s += " sandboxed=" + d.Profile
+	case d.Sandboxed:
 		s += " sandboxed"
-	} else {
+	default:
 		s += " unsandboxed"
 	}
 	if d.SandboxRefusal != "" {
@@ -463,6 +504,59 @@ func (d ConfigChange) summary() string {
 	return fmt.Sprintf("%s %s: %s -> %s", d.File, d.Key, shorten(d.Old), shorten(d.New))
 }
 
+// cutter applies the limits of one line and remembers whether it cut
+// anything. Every text is cut to text bytes and every list to items
+// entries; a line still over RecordLimit is cut again with tighter
+// limits (tighten).
+type cutter struct {
+	text, items int
+	cut         bool
+}
+
+// noItemLimit keeps every entry of a list while the line fits.
+const noItemLimit = 1 << 30
+
+func newCutter() *cutter { return &cutter{text: TextLimit, items: noItemLimit} }
+
+// tighten lowers the limits for another try at a line that was too long,
+// and reports false once they cannot go lower. At the floor (64 bytes of
+// text, 8 entries per list) every kind fits RecordLimit many times over.
+func (c *cutter) tighten() bool {
+	if c.text <= 64 && c.items <= 8 {
+		return false
+	}
+	c.text = max(64, c.text/4)
+	c.items = max(8, min(c.items, 256)/2)
+	c.cut = false
+	return true
+}
+
+func (c *cutter) str(s string) string {
+	if len(s) <= c.text {
+		return s
+	}
+	c.cut = true
+	return cut(s, c.text)
+}
+
+// count returns how many of n list entries are kept.
+func (c *cutter) count(n int) int {
+	if n > c.items {
+		c.cut = true
+		return c.items
+	}
+	return n
+}
+
+func (c *cutter) strs(ss []string) []string {
+	n := c.count(len(ss))
+	out := make([]string, n)
+	for i, s := range ss[:n] {
+		out[i] = c.str(s)
+	}
+	return out
+}
+
 // cut returns s cut to at most n bytes, at a character boundary.
 func cut(s string, n int) string {
 	if len(s) <= n {
@@ -483,13 +577,6 @@ func cutRunes(s string, n int) string {
 			return s[:j]
 		}
 		i++
-	}
-	return s
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
 	}
 	return s
 }

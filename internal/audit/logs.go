@@ -89,6 +89,10 @@ func Logs(ctx context.Context, stdout, stderr io.Writer, dir string, args []stri
 		_ = w.WriteByte('\n')
 	}
 	path := filepath.Join(dir, FileName)
+	// One damaged line must not hide the rest of the log.
+	o.filter.Malformed = func(fe *FormatError) {
+		fmt.Fprintf(stderr, "wisp: warning: skipped %s\n", visible(strings.TrimPrefix(fe.Error(), "audit: ")))
+	}
 	if o.follow {
 		if files, err := logFiles(dir); err == nil && len(files) == 0 {
 			fmt.Fprintf(stderr, "wisp: no audit log yet (%s); waiting for it\n", path)
@@ -214,4 +218,18 @@ func addKinds(f *Filter, v string) error {
 		}
 	}
 	return nil
+}
+
+// visible shows control characters of text read from a damaged file as
+// escapes, so that a warning about it cannot act on the terminal.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

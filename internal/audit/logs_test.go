@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -149,4 +151,38 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestLogsSkipsMalformedLines: one damaged line does not hide the log;
+// it is skipped with a warning that names it and shows its control
+// bytes as escapes.
+func TestLogsSkipsMalformedLines(t *testing.T) {
+	dir := isolate(t)
+	writeLines(t, dir, Options{}, Entry{Turn: 1, Details: Prompt{Text: "one"}})
+	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("{garbage \x1b]0;title\x07\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	writeLines(t, dir, Options{}, Entry{Turn: 2, Details: Prompt{Text: "two"}})
+	for _, args := range [][]string{nil, {"--json"}} {
+		var stdout, stderr bytes.Buffer
+		if err := Logs(context.Background(), &stdout, &stderr, dir, args); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if n := strings.Count(stdout.String(), "\n"); n != 2 || !strings.Contains(stdout.String(), "two") {
+			t.Errorf("%v: stdout %q, want both good lines", args, stdout.String())
+		}
+		warn := stderr.String()
+		if !strings.HasPrefix(warn, "wisp: warning: skipped ") || !strings.Contains(warn, "audit.jsonl:2: malformed line") || strings.ContainsAny(warn, "\x1b\x07") {
+			t.Errorf("%v: stderr %q", args, warn)
+		}
+	}
+	// Read itself stays strict for callers that want to know.
+	if _, err := Read(dir, Filter{}); err == nil {
+		t.Error("Read passed over a malformed line without being asked to")
+	}
 }

@@ -33,6 +33,8 @@ type Line struct {
 	Call    string          `json:"call"`
 	Kind    string          `json:"kind"`
 	Details json.RawMessage `json:"details"`
+	// Truncated says a text or list of the line was cut to fit.
+	Truncated bool `json:"truncated"`
 	// Raw is the line as stored, without its newline.
 	Raw []byte `json:"-"`
 }
@@ -76,6 +78,10 @@ type Filter struct {
 	Tool string
 	// Last keeps only the last N lines selected; 0 keeps all.
 	Last int
+	// Malformed, when set, is handed each malformed complete line, which
+	// is then passed over; when nil, such a line ends the read with its
+	// *FormatError.
+	Malformed func(*FormatError)
 }
 
 // Read returns the lines f selects, oldest first, across the rotated files
@@ -98,7 +104,7 @@ func Read(dir string, f Filter) ([]Line, error) {
 		if err != nil {
 			return nil, fmt.Errorf("audit: read %s: %w", file.Name(), err)
 		}
-		_, _, err = scan(file.Name(), data, 0, func(l Line) {
+		_, _, err = scan(file.Name(), data, 0, f.Malformed, func(l Line) {
 			if m.match(l) {
 				out = append(out, l)
 			}
@@ -171,7 +177,7 @@ func (t *tail) backlog(dir string, last int, out func(Line)) error {
 			closeAll(files[i:])
 			return fmt.Errorf("audit: read %s: %w", file.Name(), err)
 		}
-		n, count, err := scan(file.Name(), data, 0, keep)
+		n, count, err := scan(file.Name(), data, 0, t.m.f.Malformed, keep)
 		if err != nil {
 			closeAll(files[i:])
 			return err
@@ -233,7 +239,7 @@ func (t *tail) poll(out func(Line)) error {
 		}
 		if os.SameFile(open, fi) {
 			for j := k - 1; j >= 1; j-- {
-				if err := readWhole(rotated(t.path, j), emit); err != nil {
+				if err := readWhole(rotated(t.path, j), t.m.f.Malformed, emit); err != nil {
 					return err
 				}
 			}
@@ -251,13 +257,13 @@ func (t *tail) readOn(emit func(Line)) error {
 	if err != nil {
 		return fmt.Errorf("audit: follow %s: %w", t.path, err)
 	}
-	n, count, err := scan(t.path, data, t.line, emit)
+	n, count, err := scan(t.path, data, t.line, t.m.f.Malformed, emit)
 	t.off += int64(n)
 	t.line += count
 	return err
 }
 
-func readWhole(path string, emit func(Line)) error {
+func readWhole(path string, malformed func(*FormatError), emit func(Line)) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -265,7 +271,7 @@ func readWhole(path string, emit func(Line)) error {
 	if err != nil {
 		return fmt.Errorf("audit: read %s: %w", path, err)
 	}
-	_, _, err = scan(path, data, 0, emit)
+	_, _, err = scan(path, data, 0, malformed, emit)
 	return err
 }
 
@@ -348,8 +354,10 @@ func closeAll(files []*os.File) {
 // `before` of path, and returns the bytes through the last newline and
 // the number of lines in them. What follows the last newline is a write
 // still going on or one that never finished, and is left alone. Blank
-// lines are skipped. Lines handed to fn keep pointing into data.
-func scan(path string, data []byte, before int, fn func(Line)) (consumed, lines int, err error) {
+// lines are skipped. A malformed complete line goes to malformed and is
+// passed over, or, with malformed nil, ends the scan as a *FormatError.
+// Lines handed to fn keep pointing into data.
+func scan(path string, data []byte, before int, malformed func(*FormatError), fn func(Line)) (consumed, lines int, err error) {
 	for {
 		i := bytes.IndexByte(data[consumed:], '\n')
 		if i < 0 {
@@ -363,7 +371,12 @@ func scan(path string, data []byte, before int, fn func(Line)) (consumed, lines 
 		}
 		l, err := parseLine(raw)
 		if err != nil {
-			return consumed, lines, &FormatError{Path: path, Line: before + lines, Err: err}
+			fe := &FormatError{Path: path, Line: before + lines, Err: err}
+			if malformed == nil {
+				return consumed, lines, fe
+			}
+			malformed(fe)
+			continue
 		}
 		fn(l)
 	}

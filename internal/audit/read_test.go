@@ -211,7 +211,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := d.bounded(); !reflect.DeepEqual(got, want) {
+			if want := d.bounded(newCutter()); !reflect.DeepEqual(got, want) {
 				t.Errorf("decoded %#v\nwant %#v", got, want)
 			}
 		})
@@ -274,7 +274,7 @@ func TestFormatText(t *testing.T) {
 
 func mustJSON(t *testing.T, d Details) []byte {
 	t.Helper()
-	b, err := json.Marshal(d.bounded())
+	b, err := json.Marshal(d.bounded(newCutter()))
 	if err != nil {
 		t.Fatal(err)
 	}

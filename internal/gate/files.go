@@ -27,7 +27,11 @@ func (g *Gate) runMutating(ctx context.Context, cl *callLog, t tool.Tool, env to
 		_, err := os.Lstat(abs)
 		existed = err == nil
 	}
-	cl.flush()
+	// What was decided is on disk before the file changes, or it does not.
+	if !cl.flush() {
+		res, _ := g.refused()
+		return res, nil
+	}
 	res, err := t.Run(ctx, &env, c.Args)
 	if err == nil && !res.IsError && abs != "" {
 		var size int64

@@ -1,9 +1,20 @@
 // Package gate is the one supervised path every tool call takes: policy
 // deny/allow patterns, the risk classifier, approval (remembered answers,
-// then a person), the OS sandbox, the timeout and output bound, and the
-// audit record. A tool never decides any of that itself. Approvers are
-// interfaces handed in: the gate never imports a frontend. A check that
-// cannot decide asks; it never allows.
+// then a person), the OS sandbox and its profile, the timeout and output
+// bound, and the audit record. A tool never decides any of that itself.
+// Approvers are interfaces handed in: the gate never imports a frontend.
+// A check that cannot decide asks; it never allows.
+//
+// Two sandbox profiles: a command line that runs because nobody needed to
+// be asked (every part below approval.threshold) runs in the auto-run
+// profile (no network, no reading of secret locations); a line a person
+// approved (asked, remembered, or --yes) runs in the approved profile,
+// with the network as sandbox.allowNetwork says. Where the auto-run
+// profile cannot be built, nothing runs unasked.
+//
+// The gate fails closed: once an audit line cannot be written (or a
+// caller reports another durability failure with FailClosed), every later
+// command and mutating call is refused; read-only calls go on.
 package gate
 
 import (
@@ -12,6 +23,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +32,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/keys"
 	"github.com/wisp-agent/wisp/internal/policy"
 	"github.com/wisp-agent/wisp/internal/sandbox"
 	"github.com/wisp-agent/wisp/internal/shell"
@@ -106,19 +120,31 @@ type Options struct {
 	// command call runs under.
 	CommandTimeout           time.Duration
 	OutputBytes, OutputLines int
+	// Support is what the sandbox can do here (nil: sandbox.Probe()).
+	// The auto-run profile is used only when Sandboxed and Support.AutoRun
+	// are both true.
+	Support *sandbox.Support
 	// Protected says which absolute paths no file tool may touch.
 	Protected func(abs string) bool
 	Audit     *audit.Log
 	Sink      event.Sink
 	Session   string
+
+	// Secrets are the provider keys (keys.Secrets) taken out of every
+	// tool result before the model, the transcript or the audit sees it.
+	Secrets []string
 }
 
 // Gate runs tool calls.
 type Gate struct {
-	opts Options
-	mu   sync.Mutex
+	opts    Options
+	support sandbox.Support
+	mu      sync.Mutex
 	// session is set once the transcript exists.
 	session string
+	// failed is why command and mutating calls are refused; "" while
+	// everything is written as it should be.
+	failed string
 }
 
 // New builds a gate.
@@ -135,7 +161,60 @@ func New(opts Options) *Gate {
 	if opts.Classifier == nil {
 		opts.Classifier = shell.NewCache(shell.DefaultCacheSize)
 	}
-	return &Gate{opts: opts, session: opts.Session}
+	g := &Gate{opts: opts, session: opts.Session}
+	// The probe runs a trial of the sandbox helper; without the sandbox
+	// its answer would change nothing, so it is not asked.
+	switch {
+	case opts.Support != nil:
+		g.support = *opts.Support
+	case opts.Sandboxed:
+		g.support = sandbox.Probe()
+	}
+	return g
+}
+
+// FailClosed puts the gate in its refusing state: from now on every
+// command and mutating call is refused with "error: REASON" and nothing
+// runs; read-only calls go on. The first reason stays. The caller tells
+// the person why; the gate only refuses.
+func (g *Gate) FailClosed(reason string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failed == "" {
+		g.failed = reason
+	}
+}
+
+// Failed returns why the gate refuses command and mutating calls, or ""
+// when it does not.
+func (g *Gate) Failed() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failed
+}
+
+// auditFailed fails the gate closed because an audit line could not be
+// written, and says so once, as an error event.
+func (g *Gate) auditFailed(err error) {
+	reason := "audit log unavailable: " + strings.TrimPrefix(err.Error(), "audit: ")
+	g.mu.Lock()
+	first := g.failed == ""
+	if first {
+		g.failed = reason
+	}
+	g.mu.Unlock()
+	if first {
+		g.emit(event.Event{Type: event.Error, Error: reason + "; command and file-changing tools are refused from now on"})
+	}
+}
+
+// refused is the result of a command or mutating call while the gate is
+// failed closed.
+func (g *Gate) refused() (tool.Result, bool) {
+	if why := g.Failed(); why != "" {
+		return tool.Errorf("%s", why), true
+	}
+	return tool.Result{}, false
 }
 
 // SetSession names the session every audit line belongs to.
@@ -165,63 +244,158 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 
 	var res tool.Result
 	var err error
-	line := ""
 	switch spec.Class {
 	case tool.Read:
+		// A read changes nothing, so it goes on when the audit fails.
 		cl.flush()
 		res, err = t.Run(ctx, &env, c.Args)
 	case tool.Mutating:
-		if refusal, ok := g.approveTool(ctx, cl, spec); !ok {
-			res = refusal
-			break
-		}
-		res, err = g.runMutating(ctx, cl, t, env)
+		res, err = g.runFileTool(ctx, cl, t, env)
 	default:
-		line, err = commandLine(t, c.Args)
-		if err != nil {
-			res, err = tool.Errorf("%v", err), nil
-			break
-		}
-		if line != "" {
-			if refusal, ok := g.approveLine(ctx, cl, spec, line); !ok {
-				res = refusal
-				break
-			}
-		}
-		// What was decided is on disk before the command starts.
-		cl.flush()
-		guard := snapshotGit(env.Workdir)
-		res, err = t.Run(ctx, &env, c.Args)
-		restored := guard.restore(env.Workdir)
-		if len(restored) > 0 {
-			res.Content += fmt.Sprintf("gate: restored %s: git runs hooks and parts of its config outside the sandbox, so commands may not change them\n", strings.Join(restored, ", "))
-		}
-		if err == nil && line != "" {
-			g.commandOutcome(cl, line, &res, restored)
-		}
+		res, err = g.runCommand(ctx, cl, t, env)
 	}
 	if err != nil {
 		cl.add(audit.ErrorReport{Message: err.Error(), Where: spec.Name})
 	}
+	res.Content = keys.Redact(res.Content, g.opts.Secrets)
 	cl.add(audit.ToolResult{Tool: spec.Name, IsError: res.IsError || err != nil, Bytes: len(res.Content), DurationMS: time.Since(start).Milliseconds(), Preview: res.Content})
 	cl.flush()
 	return res, err
 }
 
-// limit hands the tool the session's limits and the shell it must use.
+// limit hands the tool the session's limits, and the strictest shell
+// until approval decides which profile a command gets.
 func (g *Gate) limit(env *tool.Env) {
 	env.CommandTimeout = g.opts.CommandTimeout
 	env.OutputBytes, env.OutputLines = g.opts.OutputBytes, g.opts.OutputLines
 	env.Protected = g.opts.Protected
-	env.Shell = g.shell
+	env.Shell = g.shellFor(audit.ProfileAutoRun)
 }
 
-// shell builds the process for a line: inside the sandbox helper when the
-// sandbox is on, else a plain /bin/sh in its own process group.
-func (g *Gate) shell(line, dir string) *exec.Cmd {
-	cfg := g.opts.Sandbox
-	cfg.Enabled = g.opts.Sandboxed
-	return sandbox.Command(cfg, g.opts.Self, line, dir)
+// runFileTool asks before a file-changing tool runs, and runs it.
+func (g *Gate) runFileTool(ctx context.Context, cl *callLog, t tool.Tool, env tool.Env) (tool.Result, error) {
+	if res, no := g.refused(); no {
+		return res, nil
+	}
+	if refusal, ok := g.approveTool(ctx, cl, t.Spec(), env.Workdir); !ok {
+		return refusal, nil
+	}
+	return g.runMutating(ctx, cl, t, env)
+}
+
+// runCommand judges a command tool's line, picks its sandbox profile and
+// runs it, putting back what it changed in .git.
+func (g *Gate) runCommand(ctx context.Context, cl *callLog, t tool.Tool, env tool.Env) (tool.Result, error) {
+	if res, no := g.refused(); no {
+		return res, nil
+	}
+	line, err := commandLine(t, cl.c.Args)
+	if err != nil {
+		return tool.Errorf("%v", err), nil
+	}
+	// A call without a line (polling a started process) starts nothing;
+	// should it try, it gets the strictest profile.
+	profile := audit.ProfileAutoRun
+	if line != "" {
+		refusal, p, ok := g.approveLine(ctx, cl, t.Spec(), line)
+		if !ok {
+			return refusal, nil
+		}
+		profile = p
+	}
+	env.Shell = g.shellFor(profile)
+	// What was decided is on disk before the command starts, or it does
+	// not start.
+	if !cl.flush() {
+		res, _ := g.refused()
+		return res, nil
+	}
+	guard := snapshotGit(env.Workdir)
+	res, err := t.Run(ctx, &env, cl.c.Args)
+	restored := guard.restore(env.Workdir)
+	if len(restored) > 0 {
+		res.Content += fmt.Sprintf("gate: restored %s: git runs hooks and parts of its config outside the sandbox, so commands may not change them\n", strings.Join(restored, ", "))
+	}
+	if err == nil && line != "" {
+		g.commandOutcome(cl, line, &res, restored, profile)
+	}
+	return res, err
+}
+
+// shellFor builds a command's processes for one call in one profile:
+// inside the sandbox helper when the sandbox is on (in the auto-run
+// profile: no network, no reading of secret locations), else a plain
+// shell in its own process group.
+func (g *Gate) shellFor(profile string) func(line, dir string) *exec.Cmd {
+	return func(line, dir string) *exec.Cmd {
+		cfg := g.opts.Sandbox
+		cfg.Enabled = g.opts.Sandboxed
+		cfg.AutoRun = profile == audit.ProfileAutoRun
+		return sandbox.Command(cfg, g.opts.Self, line, dir)
+	}
+}
+
+// profileOf names the profile of a line that runs asked or unasked.
+func (g *Gate) profileOf(asked bool) string {
+	switch {
+	case !g.opts.Sandboxed:
+		return audit.ProfileUnsandboxed
+	case asked:
+		return audit.ProfileApproved
+	}
+	return audit.ProfileAutoRun
+}
+
+// autoRunBlocked says why no command may run unasked here, "" when the
+// auto-run profile is available.
+func (g *Gate) autoRunBlocked() string {
+	switch {
+	case !g.opts.Sandbox.Enabled:
+		return "the sandbox is disabled (sandbox.enabled: false)"
+	case !g.opts.Sandboxed:
+		return "Landlock is not available on this system"
+	case !g.support.AutoRun:
+		why := g.support.AutoRunWhy
+		if why == "" {
+			why = "the sandbox cannot build it here"
+		}
+		return "the auto-run sandbox is unavailable: " + why
+	}
+	return ""
+}
+
+// SandboxStatus describes the profiles commands run under and what
+// contains them, for the inspect tool's status.
+func (g *Gate) SandboxStatus() string {
+	var b strings.Builder
+	if why := g.autoRunBlocked(); why != "" {
+		fmt.Fprintf(&b, "auto-run profile: off (%s); every command is asked about before it runs\n", why)
+	} else {
+		b.WriteString("auto-run profile: on; a command nobody had to be asked about runs with no network and no reading of secret locations\n")
+	}
+	switch {
+	case !g.opts.Sandboxed:
+		b.WriteString("approved profile: unsandboxed\n")
+	case g.opts.Sandbox.AllowNetwork:
+		b.WriteString("approved profile: sandboxed, with the network (sandbox.allowNetwork: true)\n")
+	default:
+		b.WriteString("approved profile: sandboxed, without the network (sandbox.allowNetwork: false)\n")
+	}
+	if g.opts.Sandboxed {
+		containment := g.support.Containment
+		if containment == "" {
+			containment = "unknown"
+		}
+		fmt.Fprintf(&b, "containment: %s", containment)
+		if g.support.PidsMax > 0 {
+			fmt.Fprintf(&b, ", at most %d processes per command", g.support.PidsMax)
+		}
+		b.WriteByte('\n')
+	}
+	if why := g.Failed(); why != "" {
+		fmt.Fprintf(&b, "refusing command and file-changing tools: %s\n", why)
+	}
+	return b.String()
 }
 
 func commandLine(t tool.Tool, args json.RawMessage) (string, error) {
@@ -234,31 +408,55 @@ func commandLine(t tool.Tool, args json.RawMessage) (string, error) {
 }
 
 // approveLine runs the policy, the classifier and approval over a shell
-// line. The strictest part decides; a denial of any part refuses the line.
-func (g *Gate) approveLine(ctx context.Context, cl *callLog, spec tool.Spec, line string) (tool.Result, bool) {
+// line, and returns the sandbox profile it runs in. The strictest part
+// decides; a denial of any part refuses the line. A part below the
+// threshold is asked about too when the auto-run profile is unavailable,
+// since nothing may run unasked without it. A remembered answer never
+// covers a part of a line that is dangerous as a whole, and a once answer
+// covers only the same pattern, below dangerous, within this call.
+func (g *Gate) approveLine(ctx context.Context, cl *callLog, spec tool.Spec, line string) (tool.Result, string, bool) {
 	c := cl.c
 	d := g.opts.Policy.Check(line)
 	cl.add(audit.PolicyDecision{Line: line, Allowed: d.Allowed, Rule: d.Rule, Command: d.Command})
 	if !d.Allowed {
 		g.decided(cl, spec, line, false, "denied by policy: "+d.Rule)
-		return tool.Errorf("command denied by policy: %s (rule: %s)", line, d.Rule), false
+		return tool.Errorf("command denied by policy: %s (rule: %s)", line, d.Rule), "", false
 	}
 	v := g.opts.Classifier.ClassifyWith(line, g.opts.ShellOptions)
 	v = dialectCheck(line, v)
 	cl.add(verdictDetails(line, v))
+	blocked := g.autoRunBlocked()
+	asked := false
+	once := map[string]shell.Level{}
 	for _, p := range partsToAsk(line, v) {
-		if !g.opts.Threshold.Asks(p.Level) {
+		needed := g.opts.Threshold.Asks(p.Level)
+		if !needed && blocked == "" {
 			continue
 		}
+		asked = true
 		req := Request{
 			CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: line, Part: p.Command,
 			Level: p.Level, Reasons: p.Reasons, Pattern: approval.Pattern(p.Program, p.Verb),
 		}
-		if ok, why := g.ask(ctx, cl, req); !ok {
-			return tool.Errorf("command not approved: %s (%s)", line, why), false
+		if !needed {
+			req.Reasons = append(slices.Clone(p.Reasons), "asked because nothing may run unasked here: "+blocked)
 		}
+		if lvl, ok := once[req.Pattern]; ok && req.Pattern != "" && p.Level <= lvl && p.Level < shell.Dangerous {
+			continue
+		}
+		ok, why := g.ask(ctx, cl, req, v.Level < shell.Dangerous)
+		if !ok {
+			if res, no := g.refused(); no {
+				return res, "", false
+			}
+			if !needed {
+				why += "; it had to be asked because nothing may run unasked here: " + blocked
+			}
+			return tool.Errorf("command not approved: %s (%s)", line, why), "", false
+		}
+		once[req.Pattern] = max(once[req.Pattern], p.Level)
 	}
-	return tool.Result{}, true
+	return tool.Result{}, g.profileOf(asked), true
 }
 
 // partsToAsk returns the simple commands to ask about. When the line as a
@@ -278,27 +476,89 @@ func partsToAsk(line string, v shell.Verdict) []shell.Part {
 	return parts
 }
 
-// approveTool asks before a file-changing tool runs.
-func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec) (tool.Result, bool) {
-	subject := fileSubject(spec.Name, cl.c.Args)
+// approveTool asks before a file-changing tool runs. A write to a file
+// that runs outside the sandbox (a git hook, .envrc, a CI workflow: see
+// sensitiveWrite) is dangerous: asked every time, never remembered.
+func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec, workdir string) (tool.Result, bool) {
 	c := cl.c
-	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: subject, Level: shell.Moderate,
-		Reasons: []string{"changes files in the workspace"}, Pattern: approval.ToolPattern(spec.Name), Preview: filePreview(c.Args)}
-	if !g.opts.Threshold.Asks(shell.Moderate) {
+	level, reasons, pattern := shell.Moderate, []string{"changes files in the workspace"}, approval.ToolPattern(spec.Name)
+	if why, ok := sensitiveTarget(c.Args, workdir); ok {
+		level, reasons, pattern = shell.Dangerous, []string{why}, ""
+	}
+	if !g.opts.Threshold.Asks(level) {
 		return tool.Result{}, true
 	}
-	if ok, why := g.ask(ctx, cl, req); !ok {
+	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: fileSubject(spec.Name, c.Args), Level: level,
+		Reasons: reasons, Pattern: pattern, Preview: filePreview(c.Args)}
+	if ok, why := g.ask(ctx, cl, req, level < shell.Dangerous); !ok {
+		if res, no := g.refused(); no {
+			return res, false
+		}
 		return tool.Errorf("%s not approved: %s", spec.Name, why), false
 	}
 	return tool.Result{}, true
 }
 
-// ask settles one request: a remembered answer, else the approver, within
-// the approval timeout. A yes may be remembered by its pattern.
-func (g *Gate) ask(ctx context.Context, cl *callLog, req Request) (bool, string) {
+// sensitiveTarget reports whether a file tool's path argument names, as
+// written or through the symlinks it resolves by, a file that runs outside
+// the sandbox, and why.
+func sensitiveTarget(args json.RawMessage, workdir string) (string, bool) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return "", false
+	}
+	abs := a.Path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(workdir, abs)
+	}
+	names := []string{a.Path}
+	if rel, err := filepath.Rel(workdir, abs); err == nil {
+		names = append(names, rel)
+	}
+	if rel, ok := resolvedRel(workdir, abs); ok {
+		names = append(names, rel)
+	}
+	for _, n := range names {
+		if why, ok := sensitiveWrite(n); ok {
+			return why, true
+		}
+	}
+	return "", false
+}
+
+// resolvedRel is abs relative to workdir once the symlinks of its longest
+// existing ancestor are resolved, so that a link named docs that points at
+// .git is judged as .git.
+func resolvedRel(workdir, abs string) (string, bool) {
+	root, err := filepath.EvalSymlinks(workdir)
+	if err != nil {
+		return "", false
+	}
+	dir, rest := filepath.Clean(abs), ""
+	for {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			rel, err := filepath.Rel(root, filepath.Join(r, rest))
+			return rel, err == nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// ask settles one request: a remembered answer (when remembered allows
+// one), else the approver, within the approval timeout. A yes may be
+// remembered by its pattern. When the question cannot be audited first,
+// nobody is asked and the answer is no (the gate is then failed closed).
+func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered bool) (bool, string) {
 	c := cl.c
 	store := g.opts.Approvals
-	if store != nil && req.Pattern != "" {
+	if remembered && store != nil && req.Pattern != "" {
 		if e, ok := store.Lookup(req.Pattern, req.Level); ok {
 			cl.add(audit.ApprovalDecided{Tool: req.Tool, Subject: req.Subject, Approved: true, Scope: string(e.Scope), By: "remembered", Reason: "approved before for " + e.Pattern})
 			return true, ""
@@ -306,7 +566,9 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request) (bool, string)
 	}
 	cl.add(audit.ApprovalRequested{Tool: req.Tool, Subject: req.Subject, Level: req.Level.String(), Pattern: req.Pattern})
 	// The question is on disk before anyone answers it.
-	cl.flush()
+	if !cl.flush() {
+		return false, g.Failed()
+	}
 	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Reason: strings.Join(req.Reasons, "; ")})
 
 	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
@@ -351,9 +613,10 @@ func (g *Gate) decided(cl *callLog, spec tool.Spec, subject string, ok bool, rea
 	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: spec.Name, Class: string(spec.Class), Subject: subject, Approved: &ok, Reason: reason})
 }
 
-// commandOutcome audits how a command ended and tells the model when the
-// sandbox refused a write, naming the path.
-func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result, restored []string) {
+// commandOutcome audits how a command ended, in which profile and
+// containment, and tells the model when the sandbox refused a write,
+// naming the path.
+func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result, restored []string, profile string) {
 	o := res.Command
 	if o == nil {
 		return
@@ -370,9 +633,14 @@ func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result, restor
 			res.Content += fmt.Sprintf("sandbox: the sandbox refused writing %s: commands may write only inside the workspace, $TMPDIR and the configured writable paths\n", p)
 		}
 	}
+	containment := ""
+	if g.opts.Sandboxed {
+		containment = g.support.Containment
+	}
 	cl.add(audit.CommandOutcome{
 		Line: line, ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut, Truncated: o.Truncated,
 		DurationMS: o.Duration.Milliseconds(), Sandboxed: g.opts.Sandboxed, SandboxRefusal: refusal,
+		Profile: profile, Containment: containment,
 	})
 }
 
@@ -462,12 +730,15 @@ func clip(s string, n int) string {
 }
 
 // Audit writes one line for the current session; events that are not a
-// call's (prompt, response, session start and end) use it too.
+// call's (prompt, response, session start and end) use it too. A line
+// that cannot be written fails the gate closed.
 func (g *Gate) Audit(turn int, call string, d audit.Details) {
 	g.mu.Lock()
 	session := g.session
 	g.mu.Unlock()
-	_ = g.opts.Audit.Write(audit.Entry{Session: session, Turn: turn, Call: call, Details: d})
+	if err := g.opts.Audit.Write(audit.Entry{Session: session, Turn: turn, Call: call, Details: d}); err != nil {
+		g.auditFailed(err)
+	}
 }
 
 // callLog gathers one call's audit lines and writes them in bursts: before
@@ -487,12 +758,19 @@ func (cl *callLog) add(d audit.Details) {
 	cl.pending = append(cl.pending, audit.Entry{Session: session, Turn: cl.c.Turn, Call: cl.c.ID, Details: d})
 }
 
-func (cl *callLog) flush() {
+// flush writes the lines gathered so far and reports whether they were
+// written; when they were not, the gate is failed closed.
+func (cl *callLog) flush() bool {
 	if len(cl.pending) == 0 {
-		return
+		return true
 	}
-	_ = cl.g.opts.Audit.WriteAll(cl.pending...)
+	err := cl.g.opts.Audit.WriteAll(cl.pending...)
 	cl.pending = cl.pending[:0]
+	if err != nil {
+		cl.g.auditFailed(err)
+		return false
+	}
+	return true
 }
 
 func (g *Gate) emit(e event.Event) {

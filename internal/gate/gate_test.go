@@ -5,20 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/gate/gatetest"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/gate/gatetest"
 	"github.com/wisp-agent/wisp/internal/policy"
 	"github.com/wisp-agent/wisp/internal/sandbox"
+	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
 )
@@ -237,8 +240,8 @@ func TestApprovalScopes(t *testing.T) {
 			}
 		}
 		d := decided(t, w, "d")
-		if !d.Downgraded || d.Persisted || d.Scope != string(approval.ScopeSession) {
-			t.Errorf("approval.decided = %+v, want downgraded to session, not persisted", d)
+		if !d.Downgraded || d.Persisted || d.Scope != string(approval.ScopeOnce) {
+			t.Errorf("approval.decided = %+v, want downgraded to once, not persisted", d)
 		}
 	})
 	t.Run("project scope persists", func(t *testing.T) {
@@ -364,7 +367,11 @@ func BenchmarkGateSafeCommand(b *testing.B) {
 		log  *audit.Log
 	}{{"audited", log}, {"no-audit", nil}} {
 		b.Run(tc.name, func(b *testing.B) {
-			g := gate.New(gate.Options{Approver: gate.Allow{}, Threshold: approval.ThresholdModerate, Audit: tc.log})
+			// The sandbox as on a machine with the auto-run profile, so
+			// that the safe line takes its usual path: nobody is asked.
+			g := gate.New(gate.Options{Approver: gate.Allow{}, Threshold: approval.ThresholdModerate, Audit: tc.log,
+				Sandbox: sandbox.Config{Enabled: true, Workdir: dir}, Sandboxed: true,
+				Support: &sandbox.Support{AutoRun: true, Containment: sandbox.ContainCgroup}})
 			c := gate.Call{ID: "c", Name: "bash", Args: json.RawMessage(`{"command":"git status --short"}`)}
 			for b.Loop() {
 				if _, err := g.Run(context.Background(), c, noop{}, tool.Env{Workdir: dir}); err != nil {
@@ -448,5 +455,417 @@ func TestJudgedDialectIsRunDialect(t *testing.T) {
 	res := w.run(t, "d", builtin.Bash(), bashArgs(line))
 	if _, err := os.Stat(filepath.Join(w.Work, "pwned")); err == nil {
 		t.Fatalf("a second command ran:\n%s", res.Content)
+	}
+}
+
+// shellSpy is a command tool that builds its process with the shell the
+// gate hands it and records the sandbox configuration that process would
+// get, without running anything.
+type shellSpy struct {
+	line string
+	cfgs []sandbox.Config
+}
+
+func (s *shellSpy) Spec() tool.Spec {
+	return tool.Spec{Name: "spy", Schema: json.RawMessage(`{}`), Class: tool.Command}
+}
+func (s *shellSpy) CommandLine(json.RawMessage) (string, error) { return s.line, nil }
+func (s *shellSpy) Run(_ context.Context, env *tool.Env, _ json.RawMessage) (tool.Result, error) {
+	cmd := env.Shell(s.line, env.Workdir)
+	var cfg sandbox.Config // Enabled false: a plain shell
+	if len(cmd.Args) > 2 && cmd.Args[1] == sandbox.HelperArg {
+		if err := json.Unmarshal([]byte(cmd.Args[2]), &cfg); err != nil {
+			return tool.Result{}, err
+		}
+	}
+	s.cfgs = append(s.cfgs, cfg)
+	return tool.Result{Content: "ok", Command: &tool.CommandOutcome{}}, nil
+}
+
+// TestProfiles: a line nobody was asked about runs in the auto-run
+// profile; a line a person approved (asked, remembered or --yes) in the
+// approved one; and where the auto-run profile cannot be built, a line
+// that would have run unasked is asked instead.
+func TestProfiles(t *testing.T) {
+	autoRun := &sandbox.Support{AutoRun: true, Containment: sandbox.ContainCgroup, PidsMax: 512}
+	noNS := &sandbox.Support{AutoRunWhy: "user namespaces are disabled"}
+	yes := gate.Answer{Allow: true, Scope: approval.ScopeOnce}
+	tests := []struct {
+		name      string
+		line      string
+		support   *sandbox.Support
+		sandboxed bool
+		threshold approval.Threshold
+		answer    gate.Answer
+		remember  string // a pattern remembered for the session first
+		asked     int
+		ran       bool
+		autoRun   bool
+		profile   string
+		refusal   string // a part of the refusal when it did not run
+	}{
+		{name: "safe line runs unasked in auto-run", line: "ls -la", support: autoRun, sandboxed: true,
+			threshold: approval.ThresholdModerate, ran: true, autoRun: true, profile: audit.ProfileAutoRun},
+		{name: "asked line runs approved", line: "touch x", support: autoRun, sandboxed: true,
+			threshold: approval.ThresholdModerate, answer: yes, asked: 1, ran: true, profile: audit.ProfileApproved},
+		{name: "remembered line runs approved", line: "touch x", support: autoRun, sandboxed: true,
+			threshold: approval.ThresholdModerate, remember: "touch", ran: true, profile: audit.ProfileApproved},
+		{name: "--yes runs approved", line: "git push", support: autoRun, sandboxed: true,
+			threshold: approval.ThresholdModerate, answer: gate.Answer{Allow: true, Scope: approval.ScopeOnce, By: "flag"}, asked: 1, ran: true, profile: audit.ProfileApproved},
+		{name: "threshold never runs everything in auto-run", line: "touch x", support: autoRun, sandboxed: true,
+			threshold: approval.ThresholdNever, ran: true, autoRun: true, profile: audit.ProfileAutoRun},
+		{name: "no auto-run: a safe line is asked", line: "ls -la", support: noNS, sandboxed: true,
+			threshold: approval.ThresholdModerate, answer: yes, asked: 1, ran: true, profile: audit.ProfileApproved},
+		{name: "no auto-run, print mode without --yes: refused naming why", line: "ls -la", support: noNS, sandboxed: true,
+			threshold: approval.ThresholdModerate, answer: gate.Answer{Reason: "print mode runs command tools only with --yes", By: "mode"}, asked: 1,
+			refusal: "user namespaces are disabled"},
+		{name: "threshold never without auto-run still asks", line: "touch x", support: noNS, sandboxed: true,
+			threshold: approval.ThresholdNever, answer: yes, asked: 1, ran: true, profile: audit.ProfileApproved},
+		{name: "sandbox off: a safe line is asked and runs unsandboxed", line: "ls", support: autoRun, sandboxed: false,
+			threshold: approval.ThresholdModerate, answer: yes, asked: 1, ran: true, profile: audit.ProfileUnsandboxed},
+		{name: "sandbox off, refused", line: "ls", support: autoRun, sandboxed: false,
+			threshold: approval.ThresholdModerate, answer: gate.Answer{Reason: "no"}, asked: 1, refusal: "Landlock is not available"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ap := &countingApprover{answer: tt.answer}
+			w := newWorld(t, func(o *gate.Options) {
+				o.Approver, o.Support, o.Sandboxed, o.Threshold = ap, tt.support, tt.sandboxed, tt.threshold
+			})
+			if tt.remember != "" {
+				if _, err := w.Store.Remember(tt.remember, shell.Moderate, approval.ScopeSession); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spy := &shellSpy{line: tt.line}
+			res := w.run(t, "p", spy, `{}`)
+			if len(ap.asked) != tt.asked {
+				t.Errorf("asked %d times, want %d: %+v", len(ap.asked), tt.asked, ap.asked)
+			}
+			if ran := len(spy.cfgs) > 0; ran != tt.ran {
+				t.Fatalf("ran = %v, want %v (%q)", ran, tt.ran, res.Content)
+			}
+			if !tt.ran {
+				if !strings.HasPrefix(res.Content, "error: command not approved: "+tt.line) || !strings.Contains(res.Content, tt.refusal) {
+					t.Errorf("refusal %q does not name %q", res.Content, tt.refusal)
+				}
+				return
+			}
+			cfg := spy.cfgs[0]
+			if cfg.Enabled != tt.sandboxed || cfg.AutoRun != tt.autoRun {
+				t.Errorf("sandbox config %+v, want enabled %v, auto-run %v", cfg, tt.sandboxed, tt.autoRun)
+			}
+			o := gatetest.Decode[audit.CommandOutcome](t, w.Lines(t, "p"), audit.KindCommandOutcome)
+			wantContainment := ""
+			if tt.sandboxed {
+				wantContainment = tt.support.Containment
+			}
+			if o.Profile != tt.profile || o.Containment != wantContainment {
+				t.Errorf("audited profile %q, containment %q; want %q, %q", o.Profile, o.Containment, tt.profile, wantContainment)
+			}
+		})
+	}
+}
+
+// TestOnceApprovesOneCall: a once answer lets that call run and nothing
+// else. A second, different call of the same pattern in the same turn is
+// asked again (it used to run unasked).
+func TestOnceApprovesOneCall(t *testing.T) {
+	ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeOnce}}
+	w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+	for _, c := range []struct{ id, line string }{
+		{"a", "touch first"},
+		{"b", "touch second && rm first"},
+		{"c", "touch third"},
+	} {
+		if res := w.run(t, c.id, builtin.Bash(), bashArgs(c.line)); res.IsError {
+			t.Fatalf("%s: %s", c.line, res.Content)
+		}
+	}
+	var got []string
+	for _, r := range ap.asked {
+		got = append(got, r.Part)
+	}
+	if want := []string{"touch first", "touch second", "rm first", "touch third"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("asked about %q, want %q", got, want)
+	}
+	for _, id := range []string{"b", "c"} {
+		if by := decidedBy(t, w, id); by != "user" {
+			t.Errorf("call %s decided by %q, want user", id, by)
+		}
+	}
+	t.Run("within one call, the same pattern is asked once", func(t *testing.T) {
+		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeOnce}}
+		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+		w.run(t, "d", builtin.Bash(), bashArgs("touch a; touch b"))
+		if len(ap.asked) != 1 {
+			t.Errorf("asked %d times, want once", len(ap.asked))
+		}
+	})
+}
+
+// TestDangerousNeverRemembered: whatever scope is answered, a dangerous
+// line is asked about every time: no remembered answer covers it, not
+// even one given for a moderate part of the same pattern, or for another
+// part of the line.
+func TestDangerousNeverRemembered(t *testing.T) {
+	for _, scope := range []approval.Scope{approval.ScopeSession, approval.ScopeProject, approval.ScopeAlways} {
+		t.Run(string(scope), func(t *testing.T) {
+			ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: scope}}
+			w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+			spy := &shellSpy{}
+			for i, line := range []string{
+				"git push --force", "git push --force", // dangerous, twice
+				"git push", "git push --force", // moderate remembered, then dangerous of that pattern
+				"curl http://x", "curl http://x; git push -f", // a remembered part in a dangerous line
+			} {
+				spy.line = line
+				w.run(t, fmt.Sprintf("d%d", i), spy, `{}`)
+			}
+			var got []string
+			for _, r := range ap.asked {
+				got = append(got, r.Part)
+			}
+			want := []string{"git push --force", "git push --force", "git push", "git push --force", "curl http://x", "curl http://x", "git push -f"}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("asked about %q\nwant %q", got, want)
+			}
+			for _, r := range ap.asked {
+				if strings.HasPrefix(r.Part, "git push -") && r.Level != shell.Dangerous {
+					t.Fatalf("%q asked as %v; the test needs it dangerous", r.Part, r.Level)
+				}
+			}
+			d := decided(t, w, "d0")
+			if d.Scope != string(approval.ScopeOnce) || !d.Downgraded || d.Persisted {
+				t.Errorf("approval.decided %+v, want once and downgraded", d)
+			}
+		})
+	}
+}
+
+// TestSensitiveWritesAreDangerous: a file tool writing where programs run
+// outside the sandbox is asked about every time and never remembered;
+// a link does not hide the target.
+func TestSensitiveWritesAreDangerous(t *testing.T) {
+	ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeAlways}}
+	w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+	if err := os.MkdirAll(filepath.Join(w.Work, ".github", "workflows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(w.Work, ".github"), filepath.Join(w.Work, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	calls := []struct{ path string }{
+		{".envrc"}, {".envrc"}, {".github/workflows/ci.yml"}, {"docs/workflows/x.yml"}, {"sub/../.husky/pre-commit"},
+	}
+	for i, c := range calls {
+		w.run(t, fmt.Sprintf("s%d", i), builtin.Write(), fmt.Sprintf(`{"path":%q,"content":"x"}`, c.path))
+	}
+	if len(ap.asked) != len(calls) {
+		t.Fatalf("asked %d times, want %d (every time)", len(ap.asked), len(calls))
+	}
+	for i, r := range ap.asked {
+		if r.Level != shell.Dangerous || r.Pattern != "" {
+			t.Errorf("%s asked as %v with pattern %q, want dangerous and nothing to remember", calls[i].path, r.Level, r.Pattern)
+		}
+	}
+	// An ordinary file is moderate and remembered by its pattern.
+	w.run(t, "o1", builtin.Write(), `{"path":"a.txt","content":"x"}`)
+	w.run(t, "o2", builtin.Write(), `{"path":"b.txt","content":"x"}`)
+	if len(ap.asked) != len(calls)+1 {
+		t.Errorf("ordinary writes asked %d times, want once", len(ap.asked)-len(calls))
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.WispHome, "approvals.json")); strings.Contains(string(data), `"pattern": ""`) {
+		t.Errorf("an empty pattern was remembered: %s", data)
+	}
+}
+
+// TestAuditFailureFailsClosed: when an audit line cannot be written,
+// command and mutating calls are refused with the exact error and
+// nothing runs; reads go on; one error event says why.
+func TestAuditFailureFailsClosed(t *testing.T) {
+	var mu sync.Mutex
+	var errs []string
+	sink := func(e event.Event) {
+		if e.Type == event.Error {
+			mu.Lock()
+			errs = append(errs, e.Error)
+			mu.Unlock()
+		}
+	}
+	w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Allow{}; o.Sink = sink })
+	w.BreakAudit(t)
+	if res := w.run(t, "c1", builtin.Bash(), bashArgs("touch ran1")); !strings.HasPrefix(res.Content, "error: audit log unavailable: ") {
+		t.Errorf("first command after the failure: %q", res.Content)
+	}
+	tests := []struct {
+		name, id string
+		tl       tool.Tool
+		args     string
+		victim   string
+	}{
+		{"safe command", "c2", builtin.Bash(), bashArgs("ls > ran2"), "ran2"},
+		{"approved command", "c3", builtin.Bash(), bashArgs("touch ran3"), "ran3"},
+		{"write", "c4", builtin.Write(), `{"path":"ran4","content":"x"}`, "ran4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := w.run(t, tt.id, tt.tl, tt.args)
+			if !res.IsError || !strings.HasPrefix(res.Content, "error: audit log unavailable: ") {
+				t.Errorf("got %q, want error: audit log unavailable: …", res.Content)
+			}
+			if _, err := os.Stat(filepath.Join(w.Work, tt.victim)); err == nil {
+				t.Error("it ran")
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(w.Work, "ran1")); err == nil {
+		t.Error("the first command ran")
+	}
+	if err := os.WriteFile(filepath.Join(w.Work, "r.txt"), []byte("readable"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := w.run(t, "r", builtin.Read(), `{"path":"r.txt"}`); res.IsError || !strings.Contains(res.Content, "readable") {
+		t.Errorf("a read was refused: %q", res.Content)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "audit log unavailable: ") {
+		t.Errorf("error events %q, want one that says why", errs)
+	}
+	if !strings.Contains(w.Gate.SandboxStatus(), "audit log unavailable") {
+		t.Errorf("status does not say the gate refuses:\n%s", w.Gate.SandboxStatus())
+	}
+}
+
+// TestFailClosed: another part (the transcript writer) can put the gate
+// in the same refusing state with its own reason.
+func TestFailClosed(t *testing.T) {
+	w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Allow{} })
+	w.Gate.FailClosed("transcript unavailable: no space left on device")
+	w.Gate.FailClosed("a later reason")
+	for _, c := range []struct {
+		tl   tool.Tool
+		args string
+	}{
+		{builtin.Bash(), bashArgs("touch x")},
+		{builtin.Bash(), bashArgs("ls")},
+		{builtin.Edit(), `{"path":"x","old_text":"a","new_text":"b"}`},
+	} {
+		res := w.run(t, "f", c.tl, c.args)
+		if res.Content != "error: transcript unavailable: no space left on device" {
+			t.Errorf("%s: got %q", c.tl.Spec().Name, res.Content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.Work, "x")); err == nil {
+		t.Error("a command ran")
+	}
+	if got := w.Gate.Failed(); got != "transcript unavailable: no space left on device" {
+		t.Errorf("Failed() = %q", got)
+	}
+	// The refusals are still audited: the log itself works.
+	if res := gatetest.Decode[audit.ToolResult](t, w.Lines(t, "f"), audit.KindToolResult); !res.IsError {
+		t.Errorf("tool.result %+v, want an error", res)
+	}
+}
+
+// requireAutoRun skips a test that needs the auto-run profile where the
+// machine cannot build it; under CI it fails instead, so that a green CI
+// means the profile was exercised.
+func requireAutoRun(t *testing.T) sandbox.Support {
+	t.Helper()
+	requireLandlock(t)
+	s := sandbox.Probe()
+	if !s.AutoRun {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI: the auto-run profile is unavailable: %s", s.AutoRunWhy)
+		}
+		t.Skipf("the auto-run profile is unavailable: %s", s.AutoRunWhy)
+	}
+	return s
+}
+
+// TestAutoRunForReal runs a safe line and an approved one through the
+// real sandbox: the safe one unasked in the auto-run profile, without the
+// network, the approved one in the approved profile; the audit and the
+// status say which, and under what containment.
+func TestAutoRunForReal(t *testing.T) {
+	s := requireAutoRun(t)
+	ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeOnce}}
+	w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	// bash's /dev/tcp connects without any other program.
+	probe := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null && echo CONNECTED || echo REFUSED", port)
+	res := w.run(t, "auto", builtin.Bash(), bashArgs("ls"))
+	if res.IsError || len(ap.asked) != 0 {
+		t.Fatalf("safe line: asked %d, result %q", len(ap.asked), res.Content)
+	}
+	o := gatetest.Decode[audit.CommandOutcome](t, w.Lines(t, "auto"), audit.KindCommandOutcome)
+	if o.Profile != audit.ProfileAutoRun || o.Containment != s.Containment || o.ExitCode != 0 {
+		t.Errorf("safe line audited as %+v, want auto-run under %s", o, s.Containment)
+	}
+	res = w.run(t, "net", builtin.Bash(), bashArgs(probe))
+	if len(ap.asked) == 0 || !strings.Contains(res.Content, "CONNECTED") {
+		t.Errorf("approved network line: asked %d, result %q", len(ap.asked), res.Content)
+	}
+	if o := gatetest.Decode[audit.CommandOutcome](t, w.Lines(t, "net"), audit.KindCommandOutcome); o.Profile != audit.ProfileApproved {
+		t.Errorf("approved line audited as %q", o.Profile)
+	}
+	status := w.Gate.SandboxStatus()
+	if !strings.Contains(status, "auto-run profile: on") || !strings.Contains(status, "containment: "+s.Containment) {
+		t.Errorf("status:\n%s", status)
+	}
+	// With approval.threshold never, the same line runs unasked, and so
+	// in the auto-run profile: no network.
+	never := newWorld(t, func(o *gate.Options) { o.Approver = ap; o.Threshold = approval.ThresholdNever })
+	asked := len(ap.asked)
+	res = never.run(t, "never", builtin.Bash(), bashArgs(probe))
+	if len(ap.asked) != asked || !strings.Contains(res.Content, "REFUSED") {
+		t.Errorf("unasked network line: asked %d, result %q", len(ap.asked)-asked, res.Content)
+	}
+	if o := gatetest.Decode[audit.CommandOutcome](t, never.Lines(t, "never"), audit.KindCommandOutcome); o.Profile != audit.ProfileAutoRun {
+		t.Errorf("unasked line audited as %q", o.Profile)
+	}
+}
+
+// TestAuditFailureBeforeTheRun: when nobody is asked, the lines written
+// just before a call runs are the first to fail; the call is refused.
+func TestAuditFailureBeforeTheRun(t *testing.T) {
+	for _, c := range []struct {
+		name, victim string
+		tl           tool.Tool
+		args         string
+	}{
+		{"write", "w.txt", builtin.Write(), `{"path":"w.txt","content":"x"}`},
+		{"command", "c.txt", builtin.Bash(), bashArgs("touch c.txt")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, func(o *gate.Options) {
+				o.Threshold = approval.ThresholdNever
+				o.Support = &sandbox.Support{AutoRun: true}
+			})
+			w.BreakAudit(t)
+			res := w.run(t, "x", c.tl, c.args)
+			if !strings.HasPrefix(res.Content, "error: audit log unavailable: ") {
+				t.Errorf("got %q", res.Content)
+			}
+			if _, err := os.Stat(filepath.Join(w.Work, c.victim)); err == nil {
+				t.Error("it ran")
+			}
+		})
 	}
 }

@@ -94,6 +94,19 @@ func New(t *testing.T, mod func(*gate.Options)) *World {
 	return w
 }
 
+// BreakAudit makes every later audit write fail: the live log file is
+// replaced by a folder, which no writer can open, root included.
+func (w *World) BreakAudit(t *testing.T) {
+	t.Helper()
+	live := filepath.Join(audit.Dir(w.WispHome), audit.FileName)
+	if err := os.Rename(live, live+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(live, 0o700); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Run calls tl through the gate as call id, in turn 1.
 func (w *World) Run(t *testing.T, id string, tl tool.Tool, args string) tool.Result {
 	t.Helper()

@@ -26,10 +26,13 @@
 // What the package must never do: decide whether a line may run, build a
 // process itself, or run anything when a value is wrong. The gate judges
 // the substituted line (policy, classifier, approval) and supplies the
-// sandboxed shell; a value that the program reads as an option (-rf,
-// --help) or as code (eval {x}, sh -c {x}) is still one quoted word here,
-// and guarding against that is the template's job (put -- before a
-// placeholder) and the classifier's, which sees the substituted line.
+// sandboxed shell. A string value that begins with '-' is refused (the
+// program would read it as an option: -rf, --exec=…) unless every
+// placeholder of its argument follows a `--` argument in the template or
+// is a redirection target, or the value is one of the argument's enum,
+// which the user wrote. A value that the program reads as code (eval {x},
+// sh -c {x}) is still one quoted word here, and guarding against that is
+// the classifier's job, which sees the substituted line.
 package custom
 
 import (
@@ -98,6 +101,10 @@ type Argument struct {
 	Default json.RawMessage
 	// defaultText is Default as substituted into the command.
 	defaultText string
+	// optionProof says every placeholder of the argument stands after a
+	// `--` argument or as a redirection target, so that a value starting
+	// with '-' cannot be taken for an option.
+	optionProof bool
 }
 
 // Required tells whether a call must give the argument.
@@ -237,6 +244,9 @@ func (t *Tool) values(raw json.RawMessage) ([]string, error) {
 		text, err := a.render(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: argument '%s' %v", t.name, a.Name, err)
+		}
+		if err := a.checkOption(v); err != nil {
+			return nil, err
 		}
 		out[i] = text
 	}

@@ -108,6 +108,13 @@ func FuzzSubstitute(f *testing.F) {
 			}
 			return
 		}
+		if err != nil && strings.HasSuffix(err.Error(), "may not start with '-'") {
+			name := strings.Fields(err.Error())[2]
+			if !strings.HasPrefix(values[name], "-") {
+				t.Fatalf("refused %s=%q as an option", name, values[name])
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("Substitute: %v", err)
 		}

@@ -131,7 +131,7 @@ func TestSubstituteRequiredEnum(t *testing.T) {
 func TestSubstituteRuns(t *testing.T) {
 	dir := t.TempDir()
 	tl := mustParse(t, withX(`printf '[%s]' {x}`), Options{})[0]
-	for _, v := range []string{"it's", "$(touch pwned)", "`touch pwned`", "a\nb; touch pwned", "{x}", "", " spaced  out ", "*", "~", "-n", "'\\''", "é🎉", "a\r\nb", "\t\x01\x7f"} {
+	for _, v := range []string{"it's", "$(touch pwned)", "`touch pwned`", "a\nb; touch pwned", "{x}", "", " spaced  out ", "*", "~", "'\\''", "é🎉", "a\r\nb", "\t\x01\x7f"} {
 		args, _ := json.Marshal(map[string]string{"x": v})
 		line, err := tl.Substitute(args)
 		if err != nil {
@@ -210,4 +210,66 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOptionLikeValues: a string value that begins with '-' would be read
+// as an option by the program, so it is refused unless the template ends
+// the options with `--` before the placeholder (or the value is a
+// redirection target, or one of the user's own enum values).
+func TestOptionLikeValues(t *testing.T) {
+	const refused = "value for x may not start with '-'"
+	tests := []struct {
+		name, args, command, value string
+		enum                       bool
+		err                        string // "" when the value is substituted
+	}{
+		{name: "plain argument", command: "grep {x} file", value: "-rf", err: refused},
+		{name: "long option", command: "grep {x} file", value: "--include=*.go", err: refused},
+		{name: "lone dash", command: "cat {x}", value: "-", err: refused},
+		{name: "dash inside is fine", command: "grep {x} file", value: "a-b"},
+		{name: "space then dash is fine", command: "grep {x} file", value: " -rf"},
+		{name: "after --", command: "grep -e x -- {x}", value: "-rf"},
+		{name: "after quoted --", command: "grep -e x '--' {x}", value: "--exec=id"},
+		{name: "before --", command: "grep {x} -- file", value: "-rf", err: refused},
+		{name: "-- of another command", command: "echo -- ; grep {x} file", value: "-rf", err: refused},
+		{name: "-- in a pipeline's other side", command: "git log -- . | grep {x}", value: "-v", err: refused},
+		{name: "once after --, once not", command: "grep -- {x} a && rm {x}", value: "-rf", err: refused},
+		{name: "both after --", command: "grep -- {x} a && rm -- {x}", value: "-rf"},
+		{name: "the --'s own text as value", command: "grep {x} file", value: "--", err: refused},
+		{name: "redirection target", command: "echo hi > {x}", value: "-out"},
+		{name: "enum value", command: "ls {x}", value: "-l", enum: true},
+		{name: "enum does not cover others", command: "ls {x}", value: "-R", enum: true, err: `t: argument 'x' must be one of "-l", "-a", not "-R"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := `{"x":{"type":"string"}}`
+			if tt.enum {
+				spec = `{"x":{"type":"string","enum":["-l","-a"]}}`
+			}
+			tl := mustParse(t, def(spec, tt.command), Options{})[0]
+			args, _ := json.Marshal(map[string]string{"x": tt.value})
+			line, err := tl.Substitute(args)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.err != "" && (err == nil || err.Error() != tt.err):
+				t.Fatalf("got %q, %v; want the error %q", line, err, tt.err)
+			case tt.err == "" && !strings.Contains(line, singleQuote(tt.value)):
+				t.Errorf("line %q lacks the value", line)
+			}
+		})
+	}
+	t.Run("numbers are not strings", func(t *testing.T) {
+		tl := mustParse(t, def(`{"n":{"type":"integer"}}`, "head -n {n} f"), Options{})[0]
+		if _, err := tl.Substitute(json.RawMessage(`{"n":-5}`)); err != nil {
+			t.Errorf("negative integer refused: %v", err)
+		}
+	})
+	t.Run("the call is refused with the exact error", func(t *testing.T) {
+		tl := mustParse(t, withX("grep {x} f"), Options{})[0]
+		res, err := tl.Run(context.Background(), &tool.Env{Workdir: t.TempDir()}, json.RawMessage(`{"x":"-rf"}`))
+		if err != nil || !res.IsError || res.Content != "error: "+refused {
+			t.Errorf("Run = %+v, %v", res, err)
+		}
+	})
 }

@@ -61,8 +61,17 @@ func compile(command string, args []*Argument) ([]segment, error) {
 			return nil, fmt.Errorf("argument '%s' is declared but the command never uses {%s}", a.Name, a.Name)
 		}
 	}
-	if err := checkPlacement(command, phs); err != nil {
+	guarded, err := checkPlacement(command, phs)
+	if err != nil {
 		return nil, err
+	}
+	for _, a := range args {
+		a.optionProof = true
+	}
+	for k, p := range phs {
+		if !guarded[k] {
+			args[index[p.name]].optionProof = false
+		}
 	}
 	var segs []segment
 	last := 0
@@ -119,13 +128,15 @@ const (
 
 // checkPlacement refuses a template where a single-quoted value could be
 // anything but one inert word: it parses the template with markers in
-// place of the placeholders and looks at where each marker landed.
-func checkPlacement(command string, phs []placeholder) error {
+// place of the placeholders and looks at where each marker landed. For
+// each placeholder it also reports whether a value there can never be
+// read as an option (guarded): see optionGuarded.
+func checkPlacement(command string, phs []placeholder) (guarded []bool, err error) {
 	if len(phs) == 0 {
 		if _, err := parseShell(command); err != nil {
-			return fmt.Errorf("the command does not parse as a shell line: %v", err)
+			return nil, fmt.Errorf("the command does not parse as a shell line: %v", err)
 		}
-		return nil
+		return nil, nil
 	}
 	marked, markers := markTemplate(command, phs)
 	f, err := parseShell(marked)
@@ -134,7 +145,7 @@ func checkPlacement(command string, phs []placeholder) error {
 		for k, m := range markers {
 			msg = strings.ReplaceAll(msg, m, "{"+phs[k].name+"}")
 		}
-		return fmt.Errorf("the command does not parse as a shell line: %s", msg)
+		return nil, fmt.Errorf("the command does not parse as a shell line: %s", msg)
 	}
 	where := make([]string, len(phs))
 	seen := make([]bool, len(phs))
@@ -177,11 +188,74 @@ func checkPlacement(command string, phs []placeholder) error {
 		case whereOK:
 			continue
 		case whereCommandName:
-			return fmt.Errorf("{%s} cannot be the command name; a value may only be an argument or a redirection target", p.name)
+			return nil, fmt.Errorf("{%s} cannot be the command name; a value may only be an argument or a redirection target", p.name)
 		}
-		return fmt.Errorf("{%s} %s in the command; single-quoting only protects a value that stands as its own word", p.name, w)
+		return nil, fmt.Errorf("{%s} %s in the command; single-quoting only protects a value that stands as its own word", p.name, w)
 	}
-	return nil
+	return optionGuarded(f, markers), nil
+}
+
+// optionGuarded reports, per marker, whether every place it stands keeps
+// a value from being read as an option: after a `--` argument of the same
+// simple command (which ends a program's options), or as a redirection
+// target (which the shell opens itself and no program parses). A value
+// that begins with '-' anywhere else is refused when the tool is called,
+// since the program would take it for an option (-rf, --exec=…).
+func optionGuarded(f *syntax.File, markers []string) []bool {
+	guarded := make([]bool, len(markers))
+	seen := make([]bool, len(markers))
+	mark := func(w *syntax.Word, ok bool) {
+		for k, m := range markers {
+			if w != nil && w.Lit() == m {
+				guarded[k] = (guarded[k] || !seen[k]) && ok
+				seen[k] = true
+			}
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CallExpr:
+			dashes := false
+			for i, w := range x.Args {
+				if i > 0 {
+					mark(w, dashes)
+				}
+				dashes = dashes || (i > 0 && unquoted(w) == "--")
+			}
+		case *syntax.Redirect:
+			mark(x.Word, true)
+		}
+		return true
+	})
+	return guarded
+}
+
+// unquoted is a word's value when it is plain text, quoted or not ("--",
+// '--' and -- alike), else "".
+func unquoted(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return ""
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
 }
 
 // placement judges a marker found in the node on top of stack (a Lit,

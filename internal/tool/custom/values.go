@@ -66,6 +66,21 @@ func (a *Argument) render(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("has an unknown type %q", a.Type)
 }
 
+// checkOption refuses a string value that a program would read as an
+// option: one that begins with '-' where the template does not end the
+// options first (see optionGuarded). Values of the user's own enum are
+// the user's choice and pass.
+func (a *Argument) checkOption(raw json.RawMessage) error {
+	if a.Type != TypeString || a.optionProof {
+		return nil
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil || !strings.HasPrefix(v, "-") || contains(a.Enum, v) {
+		return nil
+	}
+	return fmt.Errorf("value for %s may not start with '-'", a.Name)
+}
+
 // singleQuote makes s one shell word whose value is s exactly: inside
 // single quotes nothing is special, and a quote itself is closed, escaped
 // and reopened.
