@@ -26,6 +26,42 @@ import (
 // the allowed number of tool rounds.
 var ErrMaxIterations = errors.New("reached the tool iteration limit")
 
+// ErrContextOverflow is wrapped by the error of a request the provider
+// refused because the conversation no longer fits the model's context
+// window. Nothing is lost: the prompt is in the conversation and the
+// run can be resumed or forked.
+var ErrContextOverflow = errors.New("the conversation no longer fits the model's context window")
+
+// overflowMarks are how providers word a context overflow in a 400
+// reply: Anthropic says "prompt is too long", OpenAI's code is
+// "context_length_exceeded", compatible servers copy one or the other or
+// speak of the maximum context length.
+var overflowMarks = []string{
+	"prompt is too long",
+	"context_length_exceeded",
+	"maximum context length",
+	"context window",
+	"input is too long",
+	"too many input tokens",
+}
+
+// isOverflow says whether a provider error reports a context overflow.
+// Providers give no common code for it, so the words are matched: in the
+// error, and in the SDK error under an APIError, where OpenAI's code is.
+func isOverflow(err error) bool {
+	msg := strings.ToLower(err.Error())
+	var api *provider.APIError
+	if errors.As(err, &api) && api.Err != nil {
+		msg += " " + strings.ToLower(api.Err.Error())
+	}
+	for _, m := range overflowMarks {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // Options configure an agent.
 type Options struct {
 	Provider  provider.Provider
@@ -49,6 +85,10 @@ type Agent struct {
 	messages []chat.Message
 	turn     int
 	usage    chat.Usage
+	// malformed holds this turn's calls whose arguments the provider
+	// could not use (provider.Response.Malformed): they are answered
+	// with an error, never run.
+	malformed map[string]string
 }
 
 // New builds an agent that continues the given conversation (nil for a
@@ -110,12 +150,16 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 			if ctx.Err() != nil {
 				err = ctx.Err()
 			} else {
+				if isOverflow(err) {
+					err = fmt.Errorf("%w (%v)", ErrContextOverflow, err)
+				}
 				a.emit(event.Event{Type: event.Error, Error: err.Error()})
 			}
 			a.emit(event.Event{Type: event.TurnEnd})
 			return chat.Message{}, err
 		}
 		a.usage = a.usage.Add(resp.Usage)
+		a.malformed = resp.Malformed
 		msg := resp.Message
 		msg.Role = chat.Assistant
 		a.push(msg)
@@ -210,9 +254,16 @@ func (a *Agent) execute(ctx context.Context, c chat.Block) tool.Result {
 	if ctx.Err() != nil {
 		return tool.Errorf("cancelled before it ran")
 	}
+	if why, bad := a.malformed[c.ID]; bad {
+		return tool.Errorf("malformed arguments for %s: %s; the call was not run", c.Name, why)
+	}
 	t, ok := a.opts.Tools.Get(c.Name)
 	if !ok {
-		return tool.Errorf("unknown tool %q; available tools: %s", c.Name, strings.Join(a.opts.Tools.SortedNames(), ", "))
+		names := a.opts.Tools.SortedNames()
+		if len(names) == 0 {
+			return tool.Errorf("unknown tool %q; no tools are available in this run", c.Name)
+		}
+		return tool.Errorf("unknown tool %q; available tools: %s", c.Name, strings.Join(names, ", "))
 	}
 	args := c.Input
 	if len(args) == 0 {
@@ -252,11 +303,18 @@ func notRun(calls []chat.Block, why string) chat.Message {
 	return m
 }
 
+// NotRun is the result a repaired conversation gives a call that never
+// started (a call that started has its result, or the transcript's
+// "interrupted" one).
+const NotRun = "error: not run: the session was interrupted"
+
 // Repair makes a conversation sendable again after an interrupted run:
 // every tool call gets a result (a call that never ran is answered with
-// an error), and results without a call are dropped. Providers reject a
-// conversation that breaks either rule.
+// NotRun), and results without a call are dropped. Providers reject a
+// conversation that breaks either rule. Consecutive user messages are
+// joined first, so results split over several messages all count.
 func Repair(msgs []chat.Message) []chat.Message {
+	msgs = mergeUsers(msgs)
 	var out []chat.Message
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
@@ -286,7 +344,7 @@ func Repair(msgs []chat.Message) []chat.Message {
 				fixed.Content = append(fixed.Content, b)
 				continue
 			}
-			fixed.Content = append(fixed.Content, chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: "error: not run: the session was interrupted", IsError: true})
+			fixed.Content = append(fixed.Content, chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: NotRun, IsError: true})
 		}
 		fixed.Content = append(fixed.Content, extra...)
 		out = append(out, fixed)

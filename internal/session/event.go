@@ -3,17 +3,21 @@ package session
 import (
 	"time"
 
+	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 )
 
 // FromEvent turns an event of the loop into the records a transcript
 // keeps, or none. A finished message becomes a message record, and its
 // usage and stop reason a message_end event record without the message.
-// Tool calls, tool results, approvals, retries, errors and the run's end
-// are kept, except that a tool call's arguments and a tool result's
-// output are left out: the assistant message and the tool-result message
-// already hold them, and a file written or read by a tool would otherwise
-// be stored twice. Deltas and the start/end markers are dropped.
+// A tool result becomes a message record of its own (a user message with
+// that one tool_result block): it is the call's durable result, and a
+// resumed conversation joins such records into one tool-result message.
+// A call's start (tool_execution_start) is kept so that resuming can
+// tell a call that was cut short from one that never ran. Tool calls,
+// approvals, retries, errors and the run's end are kept too, except that
+// a tool call's arguments are left out: the assistant message holds
+// them. Deltas, tool_execution_end and the turn markers are dropped.
 func FromEvent(e event.Event) []Record {
 	t := e.Time
 	if t.IsZero() {
@@ -39,11 +43,12 @@ func FromEvent(e event.Event) []Record {
 			out = append(out, Record{Type: TypeEvent, Time: t, Event: &ev})
 		}
 		return out
+	case event.ToolResult:
+		m := chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: e.CallID, Text: e.Result, IsError: e.IsError}}}
+		return []Record{{Type: TypeMessage, Time: t, Message: &m}}
 	case event.ToolCall:
 		ev.Args = nil
-	case event.ToolResult:
-		ev.Result = ""
-	case event.ApprovalRequest, event.ApprovalDecision, event.Retry, event.Error, event.AgentEnd:
+	case event.ToolStart, event.ApprovalRequest, event.ApprovalDecision, event.Retry, event.Error, event.AgentEnd:
 	default:
 		return nil
 	}

@@ -15,6 +15,15 @@ import (
 	"github.com/wisp-agent/wisp/internal/event"
 )
 
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return true
+		}
+	}
+	return false
+}
+
 // serialise renders a loaded transcript back to file bytes.
 func serialise(t testing.TB, h Header, recs []Record) []byte {
 	var b bytes.Buffer
@@ -39,20 +48,37 @@ func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The listing's quick scan must cope with anything too.
 		_, _ = summarizeFrom("fuzz.jsonl", bytes.NewReader(data))
-		h, recs, err := parse("fuzz.jsonl", data)
+		tr, err := parse("fuzz.jsonl", data)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "session: fuzz.jsonl") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
 		}
+		for _, d := range tr.Damage {
+			if !strings.HasPrefix(d.Error(), "session: fuzz.jsonl:") || hasControl(d.Error()) {
+				t.Fatalf("damage report does not name the file or carries control bytes: %q", d.Error())
+			}
+		}
+		if tr.Leaf >= len(tr.Records) || (len(tr.Damage) == 0 && tr.Leaf != len(tr.Records)-1) {
+			t.Fatalf("leaf %d of %d records with %d damaged lines", tr.Leaf, len(tr.Records), len(tr.Damage))
+		}
+		_ = tr.Messages()
+		if len(tr.Damage) > 0 {
+			return
+		}
+		h, recs := tr.Header, tr.Records
 		// Whatever was accepted must survive a write and a read, and
 		// then stay byte-for-byte stable.
 		first := serialise(t, h, recs)
-		h2, recs2, err := parse("again.jsonl", first)
+		tr2, err := parse("again.jsonl", first)
+		if err == nil && len(tr2.Damage) > 0 {
+			err = tr2.Damage[0]
+		}
 		if err != nil {
 			t.Fatalf("re-serialised transcript does not load: %v\n%s", err, first)
 		}
+		h2, recs2 := tr2.Header, tr2.Records
 		if len(recs2) != len(recs) {
 			t.Fatalf("re-load has %d records, want %d", len(recs2), len(recs))
 		}
@@ -112,7 +138,7 @@ func writeBig(tb testing.TB, dir string, n int) string {
 		case 3:
 			r.Type, r.Event = TypeEvent, &event.Event{Type: event.ToolCall, Time: r.Time, CallID: call, Tool: "read", Class: "read"}
 		case 4:
-			r.Type, r.Event = TypeEvent, &event.Event{Type: event.ToolResult, Time: r.Time, CallID: call, Tool: "read"}
+			r.Type, r.Event = TypeEvent, &event.Event{Type: event.ToolStart, Time: r.Time, CallID: call, Tool: "read", Class: "read"}
 		case 5:
 			r.Type, r.Message = TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: call, Text: output}}}
 		}
@@ -142,8 +168,8 @@ func BenchmarkLoad10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(Messages(recs)) != 5000 {
-			b.Fatal("wrong message count")
+		if n := len(Messages(recs)); n != 3334 {
+			b.Fatalf("%d messages, want 3334", n)
 		}
 		n++
 	}

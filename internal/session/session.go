@@ -2,11 +2,19 @@
 // session, a header record first, then the conversation's messages and the
 // events worth keeping, each linked to its parent so a session can branch.
 //
-// A record counts once its newline is on disk: every append is one write
-// of a whole line followed by fsync, under an exclusive file lock, so two
-// wisp processes on one session never interleave bytes. A torn last line
-// (a writer killed mid-write) is dropped on read and cut off before the
-// next append; a malformed complete line is an error naming the line.
+// One wisp at a time writes a session: a Writer holds an exclusive flock
+// on a lock file beside the transcript that names its pid, and a second
+// writer is refused with that pid. Every append is one write of a whole
+// line under a per-write flock too, so nothing interleaves bytes even
+// with older wisps. What resuming depends on (messages, each tool call's
+// start and each result) is fsynced before the loop goes on; bookkeeping
+// events are written at once and reach the disk with the next fsync.
+//
+// A torn last line (a writer killed mid-write) is dropped on read and cut
+// off before the next append. A malformed complete line is skipped and
+// reported: resuming continues from the last good record before it and
+// marks the damage as handled with a salvage record; the file is never
+// rewritten, so the bad line and everything after it stay on disk.
 //
 // This package only stores and reads transcripts. It never talks to a
 // provider, never renders anything and never decides where the session
@@ -16,14 +24,19 @@ package session
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 )
 
-// FormatVersion is the transcript format this package writes and reads.
-const FormatVersion = 1
+// FormatVersion is the transcript format this package writes; it reads
+// every version from 1 up. Version 2 added per-call result records,
+// tool_execution_start events and salvage records.
+const FormatVersion = 2
 
 // Record types.
 const (
@@ -33,6 +46,10 @@ const (
 	TypeMessage = "message"
 	// TypeEvent holds one event of the loop worth keeping.
 	TypeEvent = "event"
+	// TypeSalvage marks where a resumed run continued a damaged file:
+	// its parent is the last good record before the first malformed
+	// line it lists, and the malformed lines before it count as handled.
+	TypeSalvage = "salvage"
 )
 
 // Record is one line of a transcript. Message is set on message records,
@@ -50,6 +67,8 @@ type Record struct {
 
 	Message *chat.Message `json:"message,omitempty"`
 	Event   *event.Event  `json:"event,omitempty"`
+	// Skipped lists the malformed lines a salvage record handled.
+	Skipped []int `json:"skipped,omitempty"`
 
 	// Header fields (TypeSession only). The header's Time is the start.
 	Version  int    `json:"version,omitempty"`
@@ -60,7 +79,10 @@ type Record struct {
 
 // Header describes a session; it is the first record of its file.
 type Header struct {
-	ID       string
+	ID string
+	// Parent is the id of the session this one was forked from (the
+	// header record's "parent"); empty for a session of its own.
+	Parent   string
 	Version  int
 	Cwd      string
 	Start    time.Time
@@ -69,11 +91,11 @@ type Header struct {
 }
 
 func (h Header) record() Record {
-	return Record{Type: TypeSession, ID: h.ID, Time: h.Start, Version: h.Version, Cwd: h.Cwd, Provider: h.Provider, Model: h.Model}
+	return Record{Type: TypeSession, ID: h.ID, Parent: h.Parent, Time: h.Start, Version: h.Version, Cwd: h.Cwd, Provider: h.Provider, Model: h.Model}
 }
 
 func headerOf(r Record) Header {
-	return Header{ID: r.ID, Version: r.Version, Cwd: r.Cwd, Start: r.Time, Provider: r.Provider, Model: r.Model}
+	return Header{ID: r.ID, Parent: r.Parent, Version: r.Version, Cwd: r.Cwd, Start: r.Time, Provider: r.Provider, Model: r.Model}
 }
 
 // ErrNotFound is wrapped by Find, Latest and Branch when nothing matches,
@@ -85,15 +107,67 @@ var ErrNotFound = errors.New("no such session")
 var ErrAmbiguous = errors.New("ambiguous session id")
 
 // FormatError reports a complete line of a transcript that cannot be
-// used. Line counts from 1.
+// used. Line counts from 1. Its message escapes control bytes: both the
+// path and the decoder's words can carry bytes from the file.
 type FormatError struct {
 	Path string
 	Line int
 	Err  error
+	// Excerpt is the start of the bad line, for the message.
+	Excerpt string
 }
 
 func (e *FormatError) Error() string {
-	return fmt.Sprintf("session: %s:%d: malformed record: %v", e.Path, e.Line, e.Err)
+	msg := fmt.Sprintf("session: %s:%d: malformed record: %s", Escape(e.Path), e.Line, clip(Escape(e.Err.Error()), 200))
+	if e.Excerpt != "" {
+		msg += fmt.Sprintf(" (line starts %q)", e.Excerpt)
+	}
+	return msg
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
+
+// excerptLen bounds the part of a bad line quoted in an error.
+const excerptLen = 40
+
+func excerpt(line []byte) string {
+	if len(line) > excerptLen {
+		line = line[:excerptLen]
+	}
+	return strings.ToValidUTF8(string(line), "\ufffd")
+}
+
+// Escape makes text from a file safe to print: control bytes (C0, DEL,
+// C1), invalid UTF-8 and bidirectional overrides become Go escapes, so a
+// transcript cannot move the cursor or recolour the terminal through an
+// error message.
+func Escape(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && isInvalidAt(s, i):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// clip cuts s to at most n runes, marking the cut: a decoder's error may
+// quote the whole bad line.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func isInvalidAt(s string, i int) bool {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return size == 1
+}

@@ -154,8 +154,24 @@ func sortNewestFirst(files []fileRef) {
 	})
 }
 
+// DamagedError says the newest session of a folder cannot be resumed
+// because its header cannot be read.
+type DamagedError struct {
+	Path string
+	Err  error
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("the newest session, %s, is damaged: %v", Escape(e.Path), e.Err)
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
 // Latest returns the newest (by start time) session whose header names
-// cwd as its working directory. None wraps ErrNotFound.
+// cwd as its working directory. None wraps ErrNotFound. When the newest
+// file of the folder has a header that cannot be read, Latest returns a
+// *DamagedError naming it rather than passing it over: the person asked
+// for the newest session, and an older one is not it.
 func Latest(dir, cwd string) (string, error) {
 	if cwd != "" {
 		cwd = filepath.Clean(cwd)
@@ -174,6 +190,10 @@ func Latest(dir, cwd string) (string, error) {
 			break
 		}
 		h, err := readHeader(f.path)
+		var fe *FormatError
+		if best.path == "" && errors.As(err, &fe) {
+			return "", &DamagedError{Path: f.path, Err: err}
+		}
 		if err != nil || h.Cwd != cwd {
 			continue
 		}
@@ -257,11 +277,18 @@ type Summary struct {
 	// FirstPrompt is the first user text, on one line, at most 80
 	// characters.
 	FirstPrompt string
+	// Damaged says what is wrong with the file, control bytes escaped:
+	// the first malformed line, or an unreadable header; empty when the
+	// file is sound.
+	Damaged string
+	// Parent is the session this one was forked from.
+	Parent string
 }
 
-// List describes every session in dir, newest first. Files whose header
-// cannot be read are left out: one damaged transcript must not hide the
-// others. A missing folder lists nothing.
+// List describes every session in dir, newest first. A file whose header
+// cannot be read is still listed, with what its name tells (id, start)
+// and Damaged set, so one damaged transcript neither hides the others
+// nor hides itself. A missing folder lists nothing.
 func List(dir string) ([]Summary, error) {
 	files, err := allFiles(dir)
 	if err != nil {
@@ -271,7 +298,8 @@ func List(dir string) ([]Summary, error) {
 	for _, f := range files {
 		s, err := summarize(f.path)
 		if err != nil {
-			continue
+			s = Summary{ID: f.id, Path: f.path, Damaged: damageNote(err)}
+			s.Time, _ = time.Parse(stampLayout, f.stamp)
 		}
 		out = append(out, s)
 	}
@@ -284,9 +312,21 @@ func List(dir string) ([]Summary, error) {
 	return out, nil
 }
 
+// damageNote is what a listing says about an unreadable file.
+func damageNote(err error) string {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("line %d: %s", fe.Line, clip(Escape(fe.Err.Error()), 120))
+	}
+	return Escape(err.Error())
+}
+
 // messagePrefix starts every message line this package writes (Record's
 // field order), so counting messages needs no decoding.
 var messagePrefix = []byte(`{"type":"message"`)
+
+// typePrefix starts every line this package writes.
+var typePrefix = []byte(`{"type":"`)
 
 // summarize reads the header, then only looks at the start of each line,
 // decoding just the lines needed to find the first prompt.
@@ -305,12 +345,19 @@ func summarizeFrom(path string, r io.Reader) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	s := Summary{ID: h.ID, Path: path, Time: h.Start, Cwd: h.Cwd, Provider: h.Provider, Model: h.Model}
+	s := Summary{ID: h.ID, Path: path, Time: h.Start, Cwd: h.Cwd, Provider: h.Provider, Model: h.Model, Parent: h.Parent}
 	var full []byte
+	lineNo := 1 // the header's line, when no blank lines come first
 	for {
+		lineNo++
 		chunk, err := br.ReadSlice('\n')
 		isMsg := bytes.HasPrefix(chunk, messagePrefix)
-		keep := isMsg && s.FirstPrompt == ""
+		// Checking a line means holding it whole, so only the first
+		// bad line is looked for; lines this package wrote start with
+		// the type key.
+		check := s.Damaged == "" && !bytes.HasPrefix(chunk, typePrefix)
+		wantPrompt := isMsg && s.FirstPrompt == ""
+		keep := wantPrompt || s.Damaged == ""
 		full = full[:0]
 		if keep {
 			full = append(full, chunk...)
@@ -326,13 +373,20 @@ func summarizeFrom(path string, r io.Reader) (Summary, error) {
 			return s, nil
 		}
 		if err != nil {
-			return Summary{}, fmt.Errorf("session: read %s: %w", path, err)
+			return Summary{}, fmt.Errorf("session: read %s: %w", Escape(path), err)
+		}
+		if s.Damaged == "" && (check || !json.Valid(full)) && !blank(full) {
+			var r Record
+			if derr := decodeLine(bytes.TrimSuffix(full, []byte{'\n'}), &r, false); derr != nil {
+				s.Damaged = fmt.Sprintf("line %d: %s", lineNo, clip(Escape(derr.Error()), 120))
+				continue
+			}
 		}
 		if !isMsg {
 			continue
 		}
 		s.Messages++
-		if keep {
+		if wantPrompt {
 			var r Record
 			if json.Unmarshal(full, &r) == nil && r.Message != nil && r.Message.Role == chat.User {
 				s.FirstPrompt = oneLine(r.Message.TextOf(), 80)

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/durable"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,20 +15,27 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/durable"
 	"github.com/wisp-agent/wisp/internal/event"
 )
 
-// Writer appends records to one transcript. It is safe for concurrent
-// use; other processes appending to the same file are serialised by an
-// exclusive flock held for each write.
+// Writer appends records to one transcript, which it holds the
+// one-writer lock of until Close. It is safe for concurrent use.
 type Writer struct {
 	mu     sync.Mutex
 	f      *os.File
+	lock   *sessionLock
 	path   string
 	id     string
 	last   string
 	ids    map[string]struct{}
 	closed bool
+	// results holds the calls whose result record is written, so the
+	// tool-result message that follows them is not written again.
+	results map[string]struct{}
+	// unsynced says a record was written without fsync since the last.
+	unsynced bool
 }
 
 const stampLayout = "20060102T150405Z"
@@ -38,6 +45,19 @@ const stampLayout = "20060102T150405Z"
 // dir/<cwd key>/<start>_<id>.jsonl (folders 0700, file 0600) and writes
 // the header durably.
 func Create(dir string, h Header) (*Writer, error) {
+	return createWith(dir, h, nil)
+}
+
+// Fork starts a new session in dir that continues parent's conversation:
+// the header names parent's session as its parent, and the records along
+// the branch parent resumes from are copied, ids and links unchanged, so
+// the new file stands on its own. The parent's file is only read.
+func Fork(dir string, parent *Transcript, h Header) (*Writer, error) {
+	h.Parent = parent.Header.ID
+	return createWith(dir, h, parent.Branch())
+}
+
+func createWith(dir string, h Header, copied []Record) (*Writer, error) {
 	if dir == "" {
 		return nil, errors.New("session: create: no session folder given")
 	}
@@ -63,42 +83,124 @@ func Create(dir string, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: create %s: %w", path, err)
 	}
-	w := &Writer{f: f, path: path, id: h.ID, ids: map[string]struct{}{}}
+	w := &Writer{f: f, path: path, id: h.ID, ids: map[string]struct{}{}, results: map[string]struct{}{}}
+	w.lock, err = lockSession(path, h.ID)
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, err
+	}
 	line, err := encode(h.record())
+	for _, r := range copied {
+		if err != nil {
+			break
+		}
+		var l []byte
+		l, err = encode(r)
+		line = append(line, l...)
+		w.ids[r.ID] = struct{}{}
+		w.last = r.ID
+	}
 	if err == nil {
-		err = w.writeLine(line)
+		err = w.writeLine(line, true)
 	}
 	if err == nil {
 		// The file's name must survive a crash as well as its bytes.
 		err = errors.Join(syncDir(sub), syncDir(dir))
 	}
 	if err != nil {
-		_ = f.Close()
 		_ = os.Remove(path)
+		w.lock.release()
+		_ = f.Close()
 		return nil, fmt.Errorf("session: create %s: %w", path, err)
 	}
 	return w, nil
 }
 
-// OpenAppend opens an existing transcript to continue it. New records
-// hang off the last record in the file unless they name a parent.
-func OpenAppend(path string) (*Writer, error) {
-	h, records, err := Load(path)
+// Open opens an existing transcript to continue it: it takes the
+// one-writer lock (a *BusyError names the wisp that has it), reads the
+// file once and returns it with the writer. New records hang off the
+// transcript's Leaf. When malformed lines no salvage record has handled
+// are found, a salvage record is written first, so a later read
+// continues past them; the caller reports t.Unhandled() as read before.
+func Open(path string) (*Writer, *Transcript, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: open %s: %w", Escape(path), err)
+	}
+	id := idFromName(path)
+	lock, err := lockSession(path, id)
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	w, t, err := openLocked(f, path)
+	if err != nil {
+		lock.release()
+		_ = f.Close()
+		return nil, nil, err
+	}
+	w.lock = lock
+	return w, t, nil
+}
+
+func openLocked(f *os.File, path string) (*Writer, *Transcript, error) {
+	data, err := readAll(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: read %s: %w", Escape(path), err)
+	}
+	t, err := parse(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &Writer{f: f, path: path, id: t.Header.ID, ids: make(map[string]struct{}, len(t.Records)), results: map[string]struct{}{}}
+	for _, r := range t.Records {
+		w.ids[r.ID] = struct{}{}
+	}
+	if t.Leaf >= 0 {
+		w.last = t.Records[t.Leaf].ID
+	}
+	if un := t.Unhandled(); len(un) > 0 {
+		rec := Record{Type: TypeSalvage}
+		for _, d := range un {
+			rec.Skipped = append(rec.Skipped, d.Line)
+		}
+		if _, err := w.append(rec, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	return w, t, nil
+}
+
+// readAll reads f whole into one buffer of its size: growing a buffer
+// while reading costs a long session several copies of itself.
+func readAll(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
-	if err != nil {
-		return nil, fmt.Errorf("session: open %s: %w", path, err)
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		// Shorter than it was a moment ago: only a torn tail was cut.
+		return data[:n], nil
 	}
-	w := &Writer{f: f, path: path, id: h.ID, ids: make(map[string]struct{}, len(records))}
-	for _, r := range records {
-		w.ids[r.ID] = struct{}{}
+	return data, err
+}
+
+// idFromName is the session id in a transcript's file name, or the name
+// itself for a file named by hand.
+func idFromName(path string) string {
+	if _, id, ok := parseName(filepath.Base(path)); ok {
+		return id
 	}
-	if n := len(records); n > 0 {
-		w.last = records[n-1].ID
-	}
-	return w, nil
+	return filepath.Base(path)
+}
+
+// OpenAppend is Open without the transcript.
+func OpenAppend(path string) (*Writer, error) {
+	w, _, err := Open(path)
+	return w, err
 }
 
 // Path returns the transcript's file.
@@ -112,7 +214,15 @@ func (w *Writer) ID() string { return w.id }
 // writer appended (or found) last, a zero Time becomes now. When Append
 // returns nil the record is on disk.
 func (w *Writer) Append(rec Record) (string, error) {
+	return w.append(rec, true)
+}
+
+// append writes rec; with sync false the line is written but reaches
+// the disk only with the next fsync (or the kernel's own flush), which
+// is as safe against a killed wisp and cheaper for bookkeeping events.
+func (w *Writer) append(rec Record, sync bool) (string, error) {
 	switch {
+	case rec.Type == TypeSalvage:
 	case rec.Type == TypeMessage && rec.Message == nil:
 		return "", errors.New("session: append: message record without message")
 	case rec.Type == TypeEvent && rec.Event == nil:
@@ -136,30 +246,104 @@ func (w *Writer) Append(rec Record) (string, error) {
 	}
 	line, err := encode(rec)
 	if err == nil {
-		err = w.writeLine(line)
+		err = w.writeLine(line, sync)
 	}
 	if err != nil {
-		return "", fmt.Errorf("session: append to %s: %w", w.path, err)
+		return "", fmt.Errorf("session: append to %s: %w", Escape(w.path), err)
 	}
 	w.last = rec.ID
 	w.ids[rec.ID] = struct{}{}
 	return rec.ID, nil
 }
 
-// Sink returns an event sink that appends the records FromEvent keeps.
-// A sink cannot return an error, so failures go to onErr (nil ignores
-// them).
-func (w *Writer) Sink(onErr func(error)) event.Sink {
-	return func(e event.Event) {
-		for _, r := range FromEvent(e) {
-			if _, err := w.Append(r); err != nil && onErr != nil {
-				onErr(err)
+// Record appends the records FromEvent keeps for e. A tool result is
+// written (and fsynced) the moment its call ends, so the tool-result
+// message that later joins the conversation is written only with the
+// results not already on disk, or not at all. Records resuming depends
+// on are fsynced before Record returns; bookkeeping events are not.
+func (w *Writer) Record(e event.Event) error {
+	var recs []Record
+	sync := false
+	for _, r := range FromEvent(e) {
+		if r.Type == TypeMessage && r.Message.Role == chat.User {
+			if r.Message = w.unwritten(r.Message); r.Message == nil {
+				continue
 			}
+		}
+		recs = append(recs, r)
+		sync = sync || mustSync(r)
+	}
+	// One fsync after the last line covers the lines before it.
+	for i, r := range recs {
+		if _, err := w.append(r, sync && i == len(recs)-1); err != nil {
+			return err
+		}
+		if r.Type == TypeMessage {
+			w.noteResults(r.Message)
+		}
+	}
+	return nil
+}
+
+// mustSync says whether a record must be on disk before the loop goes
+// on: messages, tool call starts, errors and the run's end. Other events
+// ride along with the next fsync.
+func mustSync(r Record) bool {
+	if r.Type != TypeEvent {
+		return true
+	}
+	switch r.Event.Type {
+	case event.ToolStart, event.AgentEnd, event.Error:
+		return true
+	}
+	return false
+}
+
+// unwritten returns m without the tool results already written as
+// records of their own; nil when nothing is left.
+func (w *Writer) unwritten(m *chat.Message) *chat.Message {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var keep []chat.Block
+	for _, b := range m.Content {
+		if _, done := w.results[b.ToolUseID]; b.Type == chat.ToolResult && done {
+			continue
+		}
+		keep = append(keep, b)
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	if len(keep) == len(m.Content) {
+		return m
+	}
+	out := *m
+	out.Content = keep
+	return &out
+}
+
+func (w *Writer) noteResults(m *chat.Message) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, b := range m.Content {
+		if b.Type == chat.ToolResult {
+			w.results[b.ToolUseID] = struct{}{}
 		}
 	}
 }
 
-// Close releases the file. Records already appended stay on disk.
+// Sink returns an event sink that Records every event. A sink cannot
+// return an error, so failures go to onErr (nil ignores them).
+func (w *Writer) Sink(onErr func(error)) event.Sink {
+	return func(e event.Event) {
+		if err := w.Record(e); err != nil && onErr != nil {
+			onErr(err)
+		}
+	}
+}
+
+// Close makes what was written durable, releases the file and lets go
+// of the session's lock. Records already appended stay on disk.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -167,8 +351,16 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.closed = true
-	if err := w.f.Close(); err != nil {
-		return fmt.Errorf("session: close %s: %w", w.path, err)
+	var err error
+	if w.unsynced {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.lock.release()
+	if err != nil {
+		return fmt.Errorf("session: close %s: %w", Escape(w.path), err)
 	}
 	return nil
 }
@@ -188,7 +380,7 @@ func (w *Writer) freshID() string {
 // writeLine appends one whole line and fsyncs it while holding the file
 // lock, first cutting off a torn tail a killed writer may have left so
 // the new line starts on a line of its own.
-func (w *Writer) writeLine(line []byte) error {
+func (w *Writer) writeLine(line []byte, sync bool) error {
 	fd := int(w.f.Fd())
 	if err := flock(fd, unix.LOCK_EX); err != nil {
 		return fmt.Errorf("lock: %w", err)
@@ -203,9 +395,14 @@ func (w *Writer) writeLine(line []byte) error {
 		_ = w.f.Truncate(size)
 		return fmt.Errorf("write: %w", err)
 	}
+	if !sync {
+		w.unsynced = true
+		return nil
+	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
+	w.unsynced = false
 	return nil
 }
 

@@ -1,0 +1,85 @@
+package session
+
+import (
+	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/event"
+)
+
+// Interrupted is the result a resumed conversation gives a call whose
+// start is on record but whose result is not: wisp stopped while it ran,
+// so it may have done part of its work.
+const Interrupted = "error: interrupted: this call started but wisp stopped before it finished; it may have partly run"
+
+// conversation rebuilds the messages along a branch. Each tool result is
+// a record of its own (written the moment its call ended), so the user
+// messages after an assistant message are joined into one, its results in
+// the order of the calls; a call that started but has no result gets the
+// Interrupted result. Calls that never started are left without one for
+// the agent's repair to answer.
+func conversation(branch []Record) []chat.Message {
+	var msgs []chat.Message
+	started := map[string]bool{}
+	for _, r := range branch {
+		switch {
+		case r.Type == TypeMessage && r.Message != nil:
+			m := *r.Message
+			if n := len(msgs); n > 0 && m.Role == chat.User && msgs[n-1].Role == chat.User {
+				msgs[n-1].Content = append(append([]chat.Block(nil), msgs[n-1].Content...), m.Content...)
+				continue
+			}
+			msgs = append(msgs, m)
+		case r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.ToolStart:
+			started[r.Event.CallID] = true
+		}
+	}
+	for i, m := range msgs {
+		calls := m.ToolUses()
+		if m.Role != chat.Assistant || len(calls) == 0 {
+			continue
+		}
+		var next *chat.Message
+		if i+1 < len(msgs) && msgs[i+1].Role == chat.User {
+			next = &msgs[i+1]
+		}
+		results := answer(calls, next, started)
+		if next != nil {
+			*next = results
+			continue
+		}
+		if len(results.Content) > 0 {
+			// Only the last assistant message can lack a following
+			// message: put its results at the end.
+			msgs = append(msgs, results)
+		}
+	}
+	return msgs
+}
+
+// answer orders next's tool results by calls (first result per call,
+// results of other calls dropped), adds Interrupted for started calls
+// without one, and keeps next's other blocks after them.
+func answer(calls []chat.Block, next *chat.Message, started map[string]bool) chat.Message {
+	have := map[string]chat.Block{}
+	var rest []chat.Block
+	if next != nil {
+		for _, b := range next.Content {
+			if b.Type != chat.ToolResult {
+				rest = append(rest, b)
+				continue
+			}
+			if _, dup := have[b.ToolUseID]; !dup {
+				have[b.ToolUseID] = b
+			}
+		}
+	}
+	out := chat.Message{Role: chat.User}
+	for _, c := range calls {
+		if b, ok := have[c.ID]; ok {
+			out.Content = append(out.Content, b)
+		} else if started[c.ID] {
+			out.Content = append(out.Content, chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: Interrupted, IsError: true})
+		}
+	}
+	out.Content = append(out.Content, rest...)
+	return out
+}
