@@ -24,10 +24,15 @@ type Settings struct {
 	AnthropicAPIKey string `json:"anthropic_api_key"`
 	OpenAIAPIKey    string `json:"openai_api_key"`
 	SessionDir      string `json:"session_dir"`
-	MaxTokens       int    `json:"max_tokens"`
+	// MaxTokens bounds each reply (default: 32,000, or less for a model
+	// known to allow less).
+	MaxTokens int `json:"max_tokens" range:"1,1000000"`
 	// IdleTimeoutSeconds is how long a provider may stay silent before
 	// the request is retried (default 300).
-	IdleTimeoutSeconds int `json:"idle_timeout_seconds"`
+	IdleTimeoutSeconds int `json:"idle_timeout_seconds" range:"1,86400"`
+	// MaxResponseBytes bounds the text and tool arguments of one reply
+	// held in memory (default 8 MiB); a reply that passes it is stopped.
+	MaxResponseBytes int64 `json:"max_response_bytes" range:"65536,1073741824"`
 	// ProtectedPaths add to the built-in protected paths (user file only).
 	ProtectedPaths []string `json:"protected_paths"`
 	// MCPServers is read by the MCP client.

@@ -14,7 +14,7 @@ type File struct {
 	CommandPolicy         Policy      `json:"commandPolicy"`
 	Approval              Approval    `json:"approval"`
 	Sandbox               Sandbox     `json:"sandbox"`
-	CommandTimeoutSeconds int         `json:"commandTimeoutSeconds"`
+	CommandTimeoutSeconds int         `json:"commandTimeoutSeconds" range:"1,86400"`
 	OutputLimit           OutputLimit `json:"outputLimit"`
 }
 
@@ -33,7 +33,7 @@ type Policy struct {
 // Approval says when to ask and how long to wait for an answer.
 type Approval struct {
 	Threshold      string `json:"threshold"`
-	TimeoutSeconds int    `json:"timeoutSeconds"`
+	TimeoutSeconds int    `json:"timeoutSeconds" range:"1,86400"`
 }
 
 // Sandbox configures the OS sandbox commands run in.
@@ -45,8 +45,8 @@ type Sandbox struct {
 
 // OutputLimit bounds each stream of a command's output (the tail is kept).
 type OutputLimit struct {
-	Bytes int `json:"bytes"`
-	Lines int `json:"lines"`
+	Bytes int `json:"bytes" range:"1,16777216"`
+	Lines int `json:"lines" range:"1,1000000"`
 }
 
 // Defaults of the gate.
@@ -80,15 +80,6 @@ func (f File) check() error {
 	case "", "safe", "moderate", "dangerous", "never":
 	default:
 		return fmt.Errorf("approval.threshold: must be safe, moderate, dangerous or never, not %q", f.Approval.Threshold)
-	}
-	if f.Approval.TimeoutSeconds < 0 {
-		return fmt.Errorf("approval.timeoutSeconds: must be 0 or more, not %d", f.Approval.TimeoutSeconds)
-	}
-	if f.CommandTimeoutSeconds < 0 || f.CommandTimeoutSeconds > 86400 {
-		return fmt.Errorf("commandTimeoutSeconds: must be between 1 and 86400, not %d", f.CommandTimeoutSeconds)
-	}
-	if f.OutputLimit.Bytes < 0 || f.OutputLimit.Lines < 0 {
-		return fmt.Errorf("outputLimit: bytes and lines must be positive")
 	}
 	for i, p := range f.Sandbox.WritablePaths {
 		if p == "" || !(filepath.IsAbs(p) || p == "~" || len(p) > 1 && p[:2] == "~/") {

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // decodeObject decodes a JSON object into the struct dst key by key,
 // descending into nested structs, so that an error names the full key
 // (`approval.threshold`) and unknown keys come back as warnings rather
-// than vanishing.
+// than vanishing. A whole-number field tagged `range:"LO,HI"` must hold a
+// value from LO to HI; every numeric setting carries such a tag.
 func decodeObject(data []byte, dst any, prefix string) (warns []string, err error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -65,8 +67,42 @@ func decodeObject(data []byte, dst any, prefix string) (warns []string, err erro
 			}
 			return warns, fmt.Errorf("%s: %v", path, err)
 		}
+		if err := checkRange(v.Type().Field(i), f, path); err != nil {
+			return warns, err
+		}
 	}
 	return warns, nil
+}
+
+// checkRange holds a whole-number field to the bounds of its range tag.
+func checkRange(sf reflect.StructField, f reflect.Value, path string) error {
+	tag, ok := sf.Tag.Lookup("range")
+	if !ok {
+		return nil
+	}
+	lo, hi, err := parseRange(tag)
+	if err != nil {
+		// A programming error in a tag, caught by the package's tests.
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if n := f.Int(); n < lo || n > hi {
+		return fmt.Errorf("%s: must be between %d and %d, not %d", path, lo, hi, n)
+	}
+	return nil
+}
+
+func parseRange(tag string) (lo, hi int64, err error) {
+	a, b, ok := strings.Cut(tag, ",")
+	if ok {
+		lo, err = strconv.ParseInt(a, 10, 64)
+	}
+	if ok && err == nil {
+		hi, err = strconv.ParseInt(b, 10, 64)
+	}
+	if !ok || err != nil || lo > hi {
+		return 0, 0, fmt.Errorf("bad range tag %q", tag)
+	}
+	return lo, hi, nil
 }
 
 // jsonType names a Go type the way a JSON user thinks of it.

@@ -29,6 +29,10 @@ const (
 	ApprovalDecision Type = "approval_decision"
 	Retry            Type = "retry"
 	Error            Type = "error"
+	// SessionEnd closes a transcript: why the session ended (Reason:
+	// "exit", "end of input", "interrupted", "SIGTERM", "SIGHUP",
+	// "panic"). It is written to the transcript only.
+	SessionEnd Type = "session_end"
 )
 
 // Event is one thing that happened. Which fields are set depends on Type;

@@ -13,10 +13,11 @@ import (
 
 // Request is one model call.
 type Request struct {
-	Model     string
-	System    string
-	Messages  []chat.Message
-	Tools     []chat.ToolSpec
+	Model    string
+	System   string
+	Messages []chat.Message
+	Tools    []chat.ToolSpec
+	// MaxTokens bounds the reply; 0 means MaxTokensFor(Model).
 	MaxTokens int
 }
 
@@ -25,6 +26,12 @@ type Response struct {
 	Message    chat.Message
 	Usage      chat.Usage
 	StopReason string
+	// Malformed maps the id of each tool call whose arguments arrived
+	// complete but unusable (not a JSON object, or cut by the token limit)
+	// to what was wrong with them. Such a call's Input is {} so that the
+	// message stays sendable; the loop answers it with an error instead
+	// of running it, and the model can try again.
+	Malformed map[string]string
 }
 
 // Callbacks let the loop follow a call while it streams.

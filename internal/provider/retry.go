@@ -17,8 +17,9 @@ import (
 )
 
 // ErrStreamCut marks a response that stopped before the message was
-// complete: the stream ended without its closing event, or a tool call's
-// input was not complete JSON. It is retryable.
+// complete: the stream ended without its closing event (message_stop, a
+// finish reason or [DONE]). It is retryable. A complete message whose tool
+// arguments are malformed is not cut: see Response.Malformed.
 var ErrStreamCut = errors.New("stream cut before the message was complete")
 
 // APIError is a provider's refusal, converted from the SDK error at the
@@ -45,6 +46,8 @@ func (e *APIError) Error() string {
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
+	// The message is the server's own text: it may carry anything.
+	msg = Escape(msg)
 	if msg != "" {
 		if b.Len() > 0 {
 			b.WriteString(": ")
@@ -108,7 +111,7 @@ func errorMessage(body []byte) string {
 // server errors, dropped connections and cut streams are retryable;
 // cancellation and client errors (bad request, auth, not found) are not.
 func Retryable(err error) (bool, time.Duration) {
-	if err == nil || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.Canceled) || IsBoundError(err) {
 		return false, 0
 	}
 	// An HTTP timeout (no response headers within the idle limit) also

@@ -19,9 +19,6 @@ import (
 	"github.com/wisp-agent/wisp/internal/provider"
 )
 
-// DefaultMaxTokens bounds a reply when the request does not say.
-const DefaultMaxTokens = 8192
-
 // Options configure the client. The environment is never read here: the
 // caller resolves the key and base URL from wisp's configuration.
 type Options struct {
@@ -30,10 +27,14 @@ type Options struct {
 	BaseURL string
 	// HTTPClient replaces http.DefaultClient.
 	HTTPClient *http.Client
+	// MaxResponseBytes bounds the text and tool arguments of one response
+	// (0 means provider.DefaultMaxResponseBytes).
+	MaxResponseBytes int64
 }
 
 type client struct {
 	messages sdk.MessageService
+	limit    int64
 }
 
 // New returns a provider speaking the Anthropic Messages API.
@@ -41,7 +42,6 @@ func New(o Options) provider.Provider {
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(checkStatus),
 	}
 	if o.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(o.APIKey))
@@ -55,7 +55,11 @@ func New(o Options) provider.Provider {
 	}
 	opts = append(opts, option.WithHTTPClient(hc))
 	c := sdk.NewClient(opts...)
-	return &client{messages: c.Messages}
+	limit := o.MaxResponseBytes
+	if limit <= 0 {
+		limit = provider.DefaultMaxResponseBytes
+	}
+	return &client{messages: c.Messages, limit: limit}
 }
 
 func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.Callbacks) (provider.Response, error) {
@@ -63,15 +67,25 @@ func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.C
 	if err != nil {
 		return provider.Response{}, fmt.Errorf("anthropic: %w", err)
 	}
-	stream := c.messages.NewStreaming(ctx, params)
+	guard := provider.NewGuard(c.limit)
+	stream := c.messages.NewStreaming(ctx, params, option.WithMiddleware(
+		func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			res, err := next(r)
+			if err != nil {
+				return nil, err
+			}
+			return guard.Check(res)
+		}))
 	defer stream.Close()
 
-	var acc accumulator
+	acc := accumulator{budget: provider.Budget{Limit: c.limit}}
 	for stream.Next() {
-		acc.add(stream.Current(), cb.Text)
+		if err := acc.add(stream.Current(), cb.Text); err != nil {
+			return provider.Response{}, fmt.Errorf("anthropic: %w", err)
+		}
 	}
 	if err := stream.Err(); err != nil {
-		return provider.Response{}, convertError(ctx, err, acc.started)
+		return provider.Response{}, provider.Escaped(convertError(ctx, err, acc.started))
 	}
 	resp, err := acc.response()
 	if err != nil {
@@ -83,7 +97,7 @@ func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.C
 func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
 	maxTokens := int64(req.MaxTokens)
 	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+		maxTokens = int64(provider.MaxTokensFor(req.Model))
 	}
 	p := sdk.MessageNewParams{
 		Model:     sdk.Model(req.Model),
@@ -196,9 +210,12 @@ func inputSchema(raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 }
 
 // accumulator rebuilds the message from stream events. It keeps its own
-// state rather than the SDK's Accumulate so that a cut stream is detected
-// per block: a tool_use whose stop or JSON never arrived is not returned.
+// state rather than the SDK's Accumulate so that it can tell a cut stream
+// (no message_stop: nothing is returned) from a whole message with a bad
+// tool call (returned, the call marked malformed), and so that it counts
+// what it holds against the response bound.
 type accumulator struct {
+	budget     provider.Budget
 	started    bool
 	blocks     []*block
 	usage      chat.Usage
@@ -213,7 +230,7 @@ type block struct {
 	closed        bool
 }
 
-func (a *accumulator) add(ev sdk.MessageStreamEventUnion, onText func(string)) {
+func (a *accumulator) add(ev sdk.MessageStreamEventUnion, onText func(string)) error {
 	switch ev.Type {
 	case "message_start":
 		a.started = true
@@ -232,6 +249,9 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, onText func(string)) {
 		b := &block{typ: cb.Type, id: cb.ID, name: cb.Name}
 		a.blocks[ev.Index] = b
 		if cb.Type == "text" && cb.Text != "" {
+			if err := a.budget.Take(len(cb.Text)); err != nil {
+				return err
+			}
 			b.text.WriteString(cb.Text)
 			if onText != nil {
 				onText(cb.Text)
@@ -240,15 +260,21 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, onText func(string)) {
 	case "content_block_delta":
 		b := a.block(ev.Index)
 		if b == nil {
-			return
+			return nil
 		}
 		switch ev.Delta.Type {
 		case "text_delta":
+			if err := a.budget.Take(len(ev.Delta.Text)); err != nil {
+				return err
+			}
 			b.text.WriteString(ev.Delta.Text)
 			if onText != nil && ev.Delta.Text != "" {
 				onText(ev.Delta.Text)
 			}
 		case "input_json_delta":
+			if err := a.budget.Take(len(ev.Delta.PartialJSON)); err != nil {
+				return err
+			}
 			b.input.WriteString(ev.Delta.PartialJSON)
 		}
 	case "content_block_stop":
@@ -272,6 +298,7 @@ func (a *accumulator) add(ev sdk.MessageStreamEventUnion, onText func(string)) {
 	case "message_stop":
 		a.stopped = true
 	}
+	return nil
 }
 
 func (a *accumulator) block(i int64) *block {
@@ -285,6 +312,7 @@ func (a *accumulator) response() (provider.Response, error) {
 	if !a.stopped {
 		return provider.Response{}, provider.ErrStreamCut
 	}
+	var resp provider.Response
 	msg := chat.Message{Role: chat.Assistant, Content: []chat.Block{}}
 	for _, b := range a.blocks {
 		if b == nil {
@@ -300,19 +328,26 @@ func (a *accumulator) response() (provider.Response, error) {
 			if input == "" {
 				input = "{}"
 			}
-			if !b.closed || !json.Valid([]byte(input)) {
-				if a.stopReason == "max_tokens" {
-					// Asking again would stop at the same limit.
-					return provider.Response{}, fmt.Errorf("tool call %s (%s): input cut off by the max_tokens limit", b.name, b.id)
+			why := provider.CheckArguments(input, a.stopReason == "max_tokens")
+			if why == "" && !b.closed {
+				// message_stop came, so the message is whole; a block
+				// left open is the server's slip, and its input is suspect.
+				why = "the server never closed this tool call"
+			}
+			if why != "" {
+				if resp.Malformed == nil {
+					resp.Malformed = map[string]string{}
 				}
-				return provider.Response{}, fmt.Errorf("tool call %s (%s): input is not complete JSON: %w", b.name, b.id, provider.ErrStreamCut)
+				resp.Malformed[b.id] = why
+				input = "{}"
 			}
 			msg.Content = append(msg.Content, chat.Block{Type: chat.ToolUse, ID: b.id, Name: b.name, Input: json.RawMessage(input)})
 		}
 		// Thinking and server-side tool blocks are not part of wisp's
 		// conversation and are dropped.
 	}
-	return provider.Response{Message: msg, Usage: a.usage, StopReason: a.stopReason}, nil
+	resp.Message, resp.Usage, resp.StopReason = msg, a.usage, a.stopReason
+	return resp, nil
 }
 
 // statusOfType gives the HTTP status an error event sent inside a stream
@@ -340,21 +375,10 @@ func statusOfType(t string) int {
 	}
 }
 
-// checkStatus turns an HTTP error response into a provider.APIError
-// before the SDK parses it, so that any body, even a proxy's HTML page,
-// gives a readable message and the status is never lost.
-func checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode < 400 {
-		return res, err
-	}
-	return nil, provider.ErrorFromResponse(res)
-}
-
 func convertError(ctx context.Context, err error, started bool) error {
 	var ae *sdk.Error
 	switch {
-	case errors.As(err, new(*provider.APIError)):
+	case errors.As(err, new(*provider.APIError)) || provider.IsBoundError(err):
 		return fmt.Errorf("anthropic: %w", err)
 	case errors.As(err, &ae):
 		// An error event inside a stream that began with 200.
@@ -366,6 +390,7 @@ func convertError(ctx context.Context, err error, started bool) error {
 		if msg == "" {
 			msg = strings.TrimSpace(ae.RawJSON())
 		}
+		// provider.APIError escapes the message when it is printed.
 		return fmt.Errorf("anthropic: %w", &provider.APIError{Status: status, Message: msg, Err: err})
 	case started && ctx.Err() == nil:
 		return fmt.Errorf("anthropic: %w: %w", provider.ErrStreamCut, err)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/provider"
@@ -45,9 +46,11 @@ func TestIncompleteStreams(t *testing.T) {
 		status int // 0: a cut stream
 	}{
 		{"ends without message_stop", []string{start, toolOpen, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}`, toolStop, msgDelta}, 0},
-		{"tool input not complete JSON", []string{start, toolOpen, toolPart, toolStop, msgDelta, msgStop}, 0},
-		{"tool block never stopped", []string{start, toolOpen, `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{}"}}`, msgDelta, msgStop}, 0},
+		{"ends after a text delta", []string{start, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"half"}}`}, 0},
 		{"overloaded error event mid-stream", []string{start, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}, 529},
+		{"error event that is not JSON", []string{start, "{\"type\":\"error\" \x1b]0;x\x07 broken"}, 500},
+		{"error event with control bytes", []string{start, `{"type":"error","error":{"type":"overloaded_error","message":"Over\u001b[2Jloaded\u0007"}}`}, 529},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,19 +72,47 @@ func TestIncompleteStreams(t *testing.T) {
 			if len(resp.Message.Content) != 0 {
 				t.Errorf("partial message returned: %+v", resp.Message)
 			}
+			if strings.ContainsFunc(err.Error(), unicode.IsControl) {
+				t.Errorf("control bytes in %q", err)
+			}
 		})
 	}
 }
 
-func TestToolInputCutByMaxTokensIsNotRetried(t *testing.T) {
-	limit := strings.Replace(msgDelta, "tool_use", "max_tokens", 1)
-	p := New(Options{BaseURL: sse(t, start, toolOpen, toolPart, toolStop, limit, msgStop)})
-	_, err := p.Stream(context.Background(), provider.Request{Model: "x"}, provider.Callbacks{})
-	if err == nil || !strings.Contains(err.Error(), "max_tokens limit") {
-		t.Fatalf("err = %v", err)
+// A whole message (message_stop arrived) whose tool input cannot be used
+// is returned, the call marked malformed with its input replaced by {}:
+// the loop answers it with an error and the model tries again. It is
+// never reported as a cut stream.
+func TestMalformedToolInput(t *testing.T) {
+	part := func(json string) string {
+		return `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":` + json + `}}`
 	}
-	if ok, _ := provider.Retryable(err); ok {
-		t.Errorf("%v is retryable", err)
+	cases := []struct {
+		name   string
+		events []string
+		want   string
+	}{
+		{"not complete JSON", []string{start, toolOpen, toolPart, toolStop, msgDelta, msgStop}, `not valid JSON (unexpected end of JSON input); they began: {"pa`},
+		{"not an object", []string{start, toolOpen, part(`"[1,2]"`), toolStop, msgDelta, msgStop}, "must be a JSON object, not a list"},
+		{"control bytes escaped", []string{start, toolOpen, part(`"{\u001b]0;x\u0007"`), toolStop, msgDelta, msgStop}, `they began: {\x1b]0;x\x07`},
+		{"block never stopped", []string{start, toolOpen, part(`"{}"`), msgDelta, msgStop}, "the server never closed this tool call"},
+		{"cut by max_tokens", []string{start, toolOpen, toolPart, toolStop, strings.Replace(msgDelta, "tool_use", "max_tokens", 1), msgStop}, "cut off by the reply's max_tokens limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(Options{BaseURL: sse(t, tc.events...)})
+			resp, err := p.Stream(context.Background(), provider.Request{Model: "x"}, provider.Callbacks{})
+			if err != nil {
+				t.Fatalf("err = %v, want the message", err)
+			}
+			uses := resp.Message.ToolUses()
+			if len(uses) != 1 || uses[0].ID != "t1" || string(uses[0].Input) != "{}" {
+				t.Fatalf("tool calls = %+v", uses)
+			}
+			if why := resp.Malformed["t1"]; !strings.Contains(why, tc.want) {
+				t.Errorf("malformed = %q, want it to contain %q", why, tc.want)
+			}
+		})
 	}
 }
 
@@ -142,7 +173,7 @@ func TestRequestShape(t *testing.T) {
 	if err := json.Unmarshal(srv.Requests()[0].Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.MaxTokens != DefaultMaxTokens {
+	if body.MaxTokens != provider.MaxTokensFor("claude-test") {
 		t.Errorf("max_tokens = %d", body.MaxTokens)
 	}
 	if body.System[0].CacheControl["type"] != "ephemeral" {

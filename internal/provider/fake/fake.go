@@ -26,8 +26,18 @@
 //     plus Retry-After and retry-after-ms when retry_after (seconds) is set.
 //   - cut: drop the connection mid-way: inside the last tool call's input
 //     when there are tool calls, else halfway through the text.
+//   - endless: after the text, stream text deltas until the client hangs
+//     up, never finishing the message.
+//   - no_finish: finish the stream without a stop reason (OpenAI: no
+//     finish_reason before [DONE]; Anthropic: no message_delta before
+//     message_stop).
+//   - body: answer 200 with this content_type and text instead of the
+//     API's format (a proxy's HTML page, say).
 //   - usage: token counts to report; by default derived from sizes.
 //   - delay_ms: wait this long before answering.
+//
+// A tool call's raw_input is sent as its input verbatim, valid JSON or
+// not, in place of input.
 //
 // When the script runs out, every further request gets the text
 // "fake: script exhausted". The fake is deterministic: ids count requests
@@ -59,6 +69,9 @@ type Turn struct {
 	ToolCalls []ToolCall  `json:"tool_calls,omitempty"`
 	Error     *ErrorReply `json:"error,omitempty"`
 	Cut       bool        `json:"cut,omitempty"`
+	Endless   bool        `json:"endless,omitempty"`
+	NoFinish  bool        `json:"no_finish,omitempty"`
+	Body      *RawBody    `json:"body,omitempty"`
 	Usage     *Usage      `json:"usage,omitempty"`
 	DelayMS   int         `json:"delay_ms,omitempty"`
 }
@@ -67,6 +80,15 @@ type Turn struct {
 type ToolCall struct {
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input,omitempty"`
+	// RawInput is sent verbatim instead of Input, so a script can send
+	// arguments that are not valid JSON.
+	RawInput string `json:"raw_input,omitempty"`
+}
+
+// RawBody is a 200 answer in neither API's format.
+type RawBody struct {
+	ContentType string `json:"content_type"`
+	Text        string `json:"text"`
 }
 
 // ErrorReply makes a turn fail with an HTTP error.
@@ -90,6 +112,9 @@ type Recorded struct {
 	Path   string
 	Body   []byte
 	Header http.Header
+	// MaxTokens is the reply bound the request asked for: max_tokens, or
+	// OpenAI's max_completion_tokens; 0 when it sent none.
+	MaxTokens int
 	// Time is when the request arrived (for start-up benchmarks).
 	Time time.Time
 }
@@ -135,9 +160,15 @@ func (s Script) validate() error {
 		if t.Error != nil && (t.Error.Status < 400 || t.Error.Status > 599) {
 			return fmt.Errorf("turn %d: error status %d is not an HTTP error status", i+1, t.Error.Status)
 		}
+		if t.Endless && (t.Cut || len(t.ToolCalls) > 0) {
+			return fmt.Errorf("turn %d: an endless turn streams text only; it cannot also be cut or call tools", i+1)
+		}
 		for j, c := range t.ToolCalls {
 			if c.Name == "" {
 				return fmt.Errorf("turn %d: tool call %d has no name", i+1, j+1)
+			}
+			if len(c.Input) > 0 && c.RawInput != "" {
+				return fmt.Errorf("turn %d: tool call %s: input and raw_input exclude each other", i+1, c.Name)
 			}
 			if len(c.Input) > 0 && !json.Valid(c.Input) {
 				return fmt.Errorf("turn %d: tool call %s: input is not valid JSON", i+1, c.Name)
@@ -212,23 +243,27 @@ type reply struct {
 	calls      []ToolCall
 	usage      Usage
 	wantsUsage bool // OpenAI streams report usage only when asked
+	noFinish   bool // send no stop reason
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<20))
-	s.mu.Lock()
-	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Time: time.Now()})
-	s.mu.Unlock()
 	var req struct {
-		Model         string `json:"model"`
-		Stream        bool   `json:"stream"`
-		StreamOptions struct {
+		Model               string `json:"model"`
+		Stream              bool   `json:"stream"`
+		MaxTokens           int    `json:"max_tokens"`
+		MaxCompletionTokens int    `json:"max_completion_tokens"`
+		StreamOptions       struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
 	}
 	if err == nil {
 		err = json.Unmarshal(body, &req)
 	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Time: time.Now(),
+		MaxTokens: max(req.MaxTokens, req.MaxCompletionTokens)})
+	s.mu.Unlock()
 	if err != nil {
 		// A malformed request is the client's bug, not a scripted turn.
 		writeError(w, a, http.StatusBadRequest, "read request: "+err.Error(), 0)
@@ -255,7 +290,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 		writeError(w, a, e.Status, e.Message, e.RetryAfter)
 		return
 	}
-	rp := reply{n: n, model: req.Model, calls: turn.ToolCalls, wantsUsage: req.StreamOptions.IncludeUsage}
+	if b := turn.Body; b != nil {
+		w.Header().Set("Content-Type", b.ContentType)
+		_, _ = io.WriteString(w, b.Text)
+		return
+	}
+	rp := reply{n: n, model: req.Model, calls: turn.ToolCalls, wantsUsage: req.StreamOptions.IncludeUsage, noFinish: turn.NoFinish}
 	rp.text = expand(turn.Text, body)
 	if turn.Usage != nil {
 		rp.usage = *turn.Usage
@@ -263,6 +303,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 		rp.usage = Usage{InputTokens: int64(len(body)/4 + 1), OutputTokens: int64(len(strings.Fields(rp.text)) + 20*len(rp.calls) + 1)}
 	}
 
+	if turn.Endless && req.Stream {
+		streamForever(w, r, a, rp)
+		return
+	}
 	var frames []string
 	var cutAt int
 	switch {
@@ -299,6 +343,27 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 		// Dropping the connection before the body is complete is what a
 		// client sees when a stream dies on the way.
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// streamForever answers with a stream that never finishes: the turn's
+// text, then the same large delta again and again until the client hangs
+// up or the server closes.
+func streamForever(w http.ResponseWriter, r *http.Request, a api, rp reply) {
+	head, again := endlessFrames(a, rp)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	rc := http.NewResponseController(w)
+	for _, f := range head {
+		if _, err := io.WriteString(w, f); err != nil {
+			return
+		}
+	}
+	for r.Context().Err() == nil {
+		if _, err := io.WriteString(w, again); err != nil {
+			return
+		}
+		_ = rc.Flush()
 	}
 }
 
@@ -414,6 +479,9 @@ func pieces(input string) []string {
 }
 
 func inputOf(c ToolCall) string {
+	if c.RawInput != "" {
+		return c.RawInput
+	}
 	if len(c.Input) == 0 {
 		return "{}"
 	}

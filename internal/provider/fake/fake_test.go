@@ -231,6 +231,8 @@ func TestLoadScript(t *testing.T) {
 		{"bad status", `{"turns":[{"error":{"status":200}}]}`, "turn 1: error status 200"},
 		{"unnamed tool", `{"turns":[{},{"tool_calls":[{"input":{}}]}]}`, "turn 2: tool call 1 has no name"},
 		{"not json", `turns:`, "parse fake script"},
+		{"endless and cut", `{"turns":[{"text":"x","endless":true,"cut":true}]}`, "turn 1: an endless turn streams text only"},
+		{"input and raw_input", `{"turns":[{"tool_calls":[{"name":"x","input":{},"raw_input":"{"}]}]}`, "input and raw_input exclude each other"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,8 +17,12 @@ func (rp reply) callID(prefix string, i int) string {
 	return fmt.Sprintf("%s%03d_%d", prefix, rp.n, i+1)
 }
 
-// stop picks the stop reason: one word for text, another for tool calls.
-func (rp reply) stop(text, tools string) string {
+// stop picks the stop reason: one word for text, another for tool calls,
+// none for a no_finish turn.
+func (rp reply) stop(text, tools string) any {
+	if rp.noFinish {
+		return nil
+	}
 	if len(rp.calls) > 0 {
 		return tools
 	}
@@ -71,10 +75,12 @@ func anthropicEvents(rp reply) (events []string, cutAt int) {
 		index++
 	}
 	last := len(events)
-	add("message_delta", obj{"type": "message_delta",
-		"delta": obj{"stop_reason": rp.stop("end_turn", "tool_use"), "stop_sequence": nil},
-		"usage": obj{"output_tokens": rp.usage.OutputTokens},
-	})
+	if !rp.noFinish {
+		add("message_delta", obj{"type": "message_delta",
+			"delta": obj{"stop_reason": rp.stop("end_turn", "tool_use"), "stop_sequence": nil},
+			"usage": obj{"output_tokens": rp.usage.OutputTokens},
+		})
+	}
 	add("message_stop", obj{"type": "message_stop"})
 	return events, min(cutAt, last)
 }
@@ -86,7 +92,13 @@ func anthropicMessage(rp reply) obj {
 		content = append(content, obj{"type": "text", "text": rp.text})
 	}
 	for i, c := range rp.calls {
-		content = append(content, obj{"type": "tool_use", "id": rp.callID("toolu_fake_", i), "name": c.Name, "input": json.RawMessage(inputOf(c))})
+		// Malformed raw input cannot sit inside a JSON document; it is
+		// sent as a string, which is not an object either.
+		var input any = inputOf(c)
+		if json.Valid([]byte(inputOf(c))) {
+			input = json.RawMessage(inputOf(c))
+		}
+		content = append(content, obj{"type": "tool_use", "id": rp.callID("toolu_fake_", i), "name": c.Name, "input": input})
 	}
 	return obj{
 		"id": rp.msgID("msg_fake_"), "type": "message", "role": "assistant", "model": rp.model,
@@ -136,7 +148,9 @@ func openaiChunks(rp reply) (chunks []string, cutAt int) {
 		}
 	}
 	last := len(chunks)
-	delta(obj{}, rp.stop("stop", "tool_calls"))
+	if !rp.noFinish {
+		delta(obj{}, rp.stop("stop", "tool_calls"))
+	}
 	if rp.wantsUsage {
 		add([]any{}, rp.openaiUsage())
 	}
@@ -164,4 +178,34 @@ func openaiCompletion(rp reply) obj {
 		"choices":            []any{obj{"index": 0, "message": msg, "logprobs": nil, "finish_reason": rp.stop("stop", "tool_calls")}},
 		"usage":              rp.openaiUsage(),
 	}
+}
+
+// endlessChunk is the text of each delta of an endless turn: large, so a
+// client reaches its bound in few events.
+var endlessChunk = strings.Repeat("endless ", 2048)
+
+// endlessFrames are the opening frames of an endless turn (up to and
+// including its scripted text) and the frame it then repeats.
+func endlessFrames(a api, rp reply) (head []string, again string) {
+	if a == anthropicAPI {
+		events, _ := anthropicEvents(reply{n: rp.n, model: rp.model, text: rp.text, usage: rp.usage})
+		// Keep message_start, ping, the text block's start and its deltas;
+		// the block never stops.
+		head = events[:len(events)-3]
+		if rp.text == "" {
+			head = append(events[:2:2], "event: content_block_start\ndata: "+
+				`{"content_block":{"text":"","type":"text"},"index":0,"type":"content_block_start"}`+"\n\n")
+		}
+		data, _ := json.Marshal(obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "text_delta", "text": endlessChunk}})
+		return head, "event: content_block_delta\ndata: " + string(data) + "\n\n"
+	}
+	chunks, _ := openaiChunks(reply{n: rp.n, model: rp.model, text: rp.text, usage: rp.usage})
+	// Drop the finish chunk and [DONE].
+	head = chunks[:len(chunks)-2]
+	data, _ := json.Marshal(obj{
+		"id": rp.msgID("chatcmpl-fake-"), "object": "chat.completion.chunk", "created": created, "model": rp.model,
+		"system_fingerprint": "fake", "usage": nil,
+		"choices": []any{obj{"index": 0, "delta": obj{"content": endlessChunk}, "logprobs": nil, "finish_reason": nil}},
+	})
+	return head, "data: " + string(data) + "\n\n"
 }

@@ -41,10 +41,14 @@ type Options struct {
 	BaseURL string
 	// HTTPClient replaces http.DefaultClient.
 	HTTPClient *http.Client
+	// MaxResponseBytes bounds the text and tool arguments of one response
+	// (0 means provider.DefaultMaxResponseBytes).
+	MaxResponseBytes int64
 }
 
 type client struct {
 	completions sdk.ChatCompletionService
+	limit       int64
 	// compatible is true for servers other than OpenAI, which often know
 	// max_tokens but not its successor max_completion_tokens.
 	compatible bool
@@ -67,12 +71,16 @@ func New(o Options) provider.Provider {
 		option.WithBaseURL(base),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(checkStatus),
 	}
 	if o.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(o.APIKey))
 	}
+	limit := o.MaxResponseBytes
+	if limit <= 0 {
+		limit = provider.DefaultMaxResponseBytes
+	}
 	return &client{
+		limit:       limit,
 		completions: sdk.NewChatCompletionService(opts...),
 		compatible:  strings.TrimRight(base, "/") != strings.TrimRight(DefaultBaseURL, "/"),
 	}
@@ -83,15 +91,33 @@ func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.C
 	if err != nil {
 		return provider.Response{}, fmt.Errorf("openai: %w", err)
 	}
-	stream := c.completions.NewStreaming(ctx, params)
+	guard := provider.NewGuard(c.limit)
+	stream := c.completions.NewStreaming(ctx, params, option.WithMiddleware(
+		func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			res, err := next(r)
+			if err != nil {
+				return nil, err
+			}
+			return guard.Check(res)
+		}))
 	defer stream.Close()
 
-	var acc accumulator
+	acc := accumulator{budget: provider.Budget{Limit: c.limit}}
 	for stream.Next() {
-		acc.add(stream.Current(), cb.Text)
+		if err := acc.add(stream.Current(), cb.Text); err != nil {
+			return provider.Response{}, fmt.Errorf("openai: %w", err)
+		}
 	}
 	if err := stream.Err(); err != nil {
-		return provider.Response{}, convertError(ctx, err, acc.started)
+		return provider.Response{}, provider.Escaped(convertError(ctx, err, acc.started))
+	}
+	if acc.finish == "" && guard.SawDone() {
+		// Some compatible servers end with [DONE] and never send a
+		// finish reason; the message is whole all the same.
+		acc.finish = "stop"
+		if len(acc.calls) > 0 {
+			acc.finish = "tool_calls"
+		}
 	}
 	resp, err := acc.response()
 	if err != nil {
@@ -105,12 +131,14 @@ func (c *client) buildParams(req provider.Request) (sdk.ChatCompletionNewParams,
 		Model:         shared.ChatModel(req.Model),
 		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
-	if req.MaxTokens > 0 {
-		if c.compatible {
-			p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
-		} else {
-			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
-		}
+	maxTokens := int64(req.MaxTokens)
+	if maxTokens <= 0 {
+		maxTokens = int64(provider.MaxTokensFor(req.Model))
+	}
+	if c.compatible {
+		p.MaxTokens = param.NewOpt(maxTokens)
+	} else {
+		p.MaxCompletionTokens = param.NewOpt(maxTokens)
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
@@ -190,6 +218,7 @@ func convertMessage(m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, erro
 // their index; a server that reuses an index for a call with a new id
 // (some local servers do) gets a new call.
 type accumulator struct {
+	budget  provider.Budget
 	started bool
 	text    strings.Builder
 	calls   []*call
@@ -203,7 +232,7 @@ type call struct {
 	args     strings.Builder
 }
 
-func (a *accumulator) add(ch sdk.ChatCompletionChunk, onText func(string)) {
+func (a *accumulator) add(ch sdk.ChatCompletionChunk, onText func(string)) error {
 	a.started = true
 	if ch.JSON.Usage.Valid() {
 		u := ch.Usage
@@ -221,6 +250,9 @@ func (a *accumulator) add(ch sdk.ChatCompletionChunk, onText func(string)) {
 			continue
 		}
 		d := choice.Delta
+		if err := a.budget.Take(len(d.Content)); err != nil {
+			return err
+		}
 		if d.Content != "" {
 			a.text.WriteString(d.Content)
 			if onText != nil {
@@ -243,18 +275,23 @@ func (a *accumulator) add(ch sdk.ChatCompletionChunk, onText func(string)) {
 			if tc.Function.Name != "" {
 				c.name = tc.Function.Name
 			}
+			if err := a.budget.Take(len(tc.Function.Arguments)); err != nil {
+				return err
+			}
 			c.args.WriteString(tc.Function.Arguments)
 		}
 		if choice.FinishReason != "" {
 			a.finish = choice.FinishReason
 		}
 	}
+	return nil
 }
 
 func (a *accumulator) response() (provider.Response, error) {
 	if a.finish == "" {
 		return provider.Response{}, provider.ErrStreamCut
 	}
+	var resp provider.Response
 	msg := chat.Message{Role: chat.Assistant, Content: []chat.Block{}}
 	if a.text.Len() > 0 {
 		msg.Content = append(msg.Content, chat.Block{Type: chat.Text, Text: a.text.String()})
@@ -264,20 +301,25 @@ func (a *accumulator) response() (provider.Response, error) {
 		if args == "" {
 			args = "{}"
 		}
-		if c.name == "" || !json.Valid([]byte(args)) {
-			if a.finish == "length" {
-				// Asking again would stop at the same limit.
-				return provider.Response{}, fmt.Errorf("tool call %q (%s): arguments cut off by the token limit", c.name, c.id)
-			}
-			return provider.Response{}, fmt.Errorf("tool call %q (%s): name or arguments incomplete: %w", c.name, c.id, provider.ErrStreamCut)
-		}
 		id := c.id
 		if id == "" {
 			id = newCallID()
 		}
+		why := provider.CheckArguments(args, a.finish == "length")
+		if c.name == "" {
+			why = "the call names no tool"
+		}
+		if why != "" {
+			if resp.Malformed == nil {
+				resp.Malformed = map[string]string{}
+			}
+			resp.Malformed[id] = why
+			args = "{}"
+		}
 		msg.Content = append(msg.Content, chat.Block{Type: chat.ToolUse, ID: id, Name: c.name, Input: json.RawMessage(args)})
 	}
-	return provider.Response{Message: msg, Usage: a.usage, StopReason: stopReason(a.finish)}, nil
+	resp.Message, resp.Usage, resp.StopReason = msg, a.usage, stopReason(a.finish)
+	return resp, nil
 }
 
 // stopReason maps finish_reason onto the Anthropic words wisp uses
@@ -303,26 +345,14 @@ func newCallID() string {
 	return "call_" + hex.EncodeToString(b[:])
 }
 
-// checkStatus turns an HTTP error response into a provider.APIError
-// before the SDK parses it: compatible servers answer errors in many
-// shapes ({"error":"..."}, {"detail":...}, HTML from a proxy), and the SDK
-// would lose the status on some of them.
-func checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.StatusCode < 400 {
-		return res, err
-	}
-	return nil, provider.ErrorFromResponse(res)
-}
-
 func convertError(ctx context.Context, err error, started bool) error {
 	var se *ssestream.StreamError
 	switch {
-	case errors.As(err, new(*provider.APIError)):
+	case errors.As(err, new(*provider.APIError)) || provider.IsBoundError(err):
 		return fmt.Errorf("openai: %w", err)
 	case errors.As(err, &se):
 		// An error inside a 200 stream: the server gave up mid-message.
-		return fmt.Errorf("openai: %s: %w", se.Message, provider.ErrStreamCut)
+		return fmt.Errorf("openai: %s: %w", provider.Escape(se.Message), provider.ErrStreamCut)
 	case started && ctx.Err() == nil:
 		return fmt.Errorf("openai: %w: %w", provider.ErrStreamCut, err)
 	}

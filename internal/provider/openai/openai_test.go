@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/provider"
@@ -105,10 +106,10 @@ func TestIncompleteStreams(t *testing.T) {
 		name   string
 		chunks []string
 	}{
-		{"done without finish_reason", []string{chunk(`{"content":"half"}`, ""), "[DONE]"}},
 		{"ends without finish_reason or done", []string{chunk(`{"content":"half"}`, "")}},
-		{"tool arguments not complete JSON", []string{chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"pa"}}]}`, "tool_calls"), "[DONE]"}},
+		{"ends without any chunk", nil},
 		{"error chunk mid-stream", []string{chunk(`{"content":"half"}`, ""), `{"error":{"message":"upstream died","type":"server_error"}}`}},
+		{"error chunk with control bytes", []string{chunk(`{"content":"half"}`, ""), `{"error":{"message":"upstream\u001b]0;x\u0007 died","type":"server_error"}}`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,6 +118,9 @@ func TestIncompleteStreams(t *testing.T) {
 			if !errors.Is(err, provider.ErrStreamCut) {
 				t.Fatalf("err = %v, want ErrStreamCut", err)
 			}
+			if strings.ContainsFunc(err.Error(), unicode.IsControl) {
+				t.Errorf("control bytes in %q", err)
+			}
 			if len(r.Message.Content) != 0 {
 				t.Errorf("partial message returned: %+v", r.Message)
 			}
@@ -124,14 +128,60 @@ func TestIncompleteStreams(t *testing.T) {
 	}
 }
 
-func TestArgumentsCutByTokenLimitAreNotRetried(t *testing.T) {
-	p := New(Options{BaseURL: sse(t, chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"pa"}}]}`, "length"), "[DONE]")})
-	_, err := p.Stream(context.Background(), provider.Request{Model: "m"}, provider.Callbacks{})
-	if err == nil || !strings.Contains(err.Error(), "token limit") {
-		t.Fatalf("err = %v", err)
+// A stream that ends with [DONE] is whole even without a finish reason.
+func TestDoneWithoutFinishReason(t *testing.T) {
+	cases := []struct {
+		name   string
+		chunks []string
+		stop   string
+	}{
+		{"text", []string{chunk(`{"content":"all of it"}`, ""), "[DONE]"}, "end_turn"},
+		{"tool call", []string{chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{}"}}]}`, ""), "[DONE]"}, "tool_use"},
 	}
-	if ok, _ := provider.Retryable(err); ok {
-		t.Errorf("%v is retryable", err)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(Options{BaseURL: sse(t, tc.chunks...)})
+			r, err := p.Stream(context.Background(), provider.Request{Model: "m"}, provider.Callbacks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.StopReason != tc.stop || len(r.Message.Content) != 1 {
+				t.Errorf("stop %q, message %+v", r.StopReason, r.Message)
+			}
+		})
+	}
+}
+
+// A whole message whose tool arguments cannot be used is returned, the
+// call marked malformed with its arguments replaced by {}.
+func TestMalformedArguments(t *testing.T) {
+	call := func(name, args string) string {
+		return `{"tool_calls":[{"index":0,"id":"a","function":{"name":"` + name + `","arguments":` + args + `}}]}`
+	}
+	cases := []struct {
+		name, delta, finish, want string
+	}{
+		{"not complete JSON", call("ls", `"{\"pa"`), "tool_calls", `not valid JSON (unexpected end of JSON input); they began: {"pa`},
+		{"null", call("ls", `"null"`), "tool_calls", "must be a JSON object, not null"},
+		{"cut by the token limit", call("ls", `"{\"pa"`), "length", "cut off by the reply's max_tokens limit"},
+		{"no tool name", call("", `"{}"`), "tool_calls", "the call names no tool"},
+		{"control bytes escaped", call("ls", `"\u001b[2J{"`), "tool_calls", `they began: \x1b[2J{`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(Options{BaseURL: sse(t, chunk(tc.delta, tc.finish), "[DONE]")})
+			r, err := p.Stream(context.Background(), provider.Request{Model: "m"}, provider.Callbacks{})
+			if err != nil {
+				t.Fatalf("err = %v, want the message", err)
+			}
+			uses := r.Message.ToolUses()
+			if len(uses) != 1 || uses[0].ID != "a" || string(uses[0].Input) != "{}" {
+				t.Fatalf("tool calls = %+v", uses)
+			}
+			if why := r.Malformed["a"]; !strings.Contains(why, tc.want) {
+				t.Errorf("malformed = %q, want it to contain %q", why, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,10 +1,13 @@
 // Package fakescript gives testscript end-to-end tests of wisp binaries a
 // private home and commands that drive the fake provider: `fake` starts it
 // with a script and points wisp at it, `fakereq` reads what wisp sent,
-// `waitfile` waits for a file, `maxsize` bounds one. It is for tests only.
+// `waitfile` waits for a file, `maxsize` bounds one, `deltas` joins the
+// streamed text of a --mode json run. It is for tests only.
 package fakescript
 
 import (
+	"bufio"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,6 +46,7 @@ func Cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) 
 		"fakereq":  cmdFakeReq,
 		"waitfile": cmdWaitFile,
 		"maxsize":  cmdMaxSize,
+		"deltas":   cmdDeltas,
 	}
 }
 
@@ -123,5 +127,52 @@ func cmdMaxSize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("%s is %d bytes", args[0], fi.Size())
 	if (fi.Size() > int64(n)) != neg {
 		ts.Fatalf("%s is %d bytes, limit %d", args[0], fi.Size(), n)
+	}
+}
+
+// cmdDeltas reads the JSON Lines of a --mode json run and checks what a
+// client that joins the message_delta texts after the last message_start
+// gets for the final assistant message: exactly TEXT, which must also be
+// that message's text. deltas FILE TEXT.
+func cmdDeltas(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: deltas FILE TEXT")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	var joined, final, message string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var e struct {
+			Type    string `json:"type"`
+			Delta   string `json:"delta"`
+			Message *struct {
+				Role    string `json:"role"`
+				Content []struct {
+					Type, Text string
+				} `json:"content"`
+			} `json:"message"`
+		}
+		ts.Check(json.Unmarshal(sc.Bytes(), &e))
+		switch {
+		case e.Type == "message_start":
+			joined = ""
+		case e.Type == "message_delta":
+			joined += e.Delta
+		case e.Type == "message_end" && e.Message != nil && e.Message.Role == "assistant":
+			final, message = joined, ""
+			for _, b := range e.Message.Content {
+				if b.Type == "text" {
+					message += b.Text
+				}
+			}
+		}
+	}
+	ts.Check(sc.Err())
+	ok := final == args[1] && message == args[1]
+	if ok == neg {
+		ts.Fatalf("joined deltas %q, final message %q, want %q", final, message, args[1])
 	}
 }

@@ -1,0 +1,24 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/wisp-agent/wisp/internal/event"
+)
+
+// jsonLines renders --mode json: every event as one JSON line. A retry is
+// followed by a fresh message_start, because the retried request streams
+// the message again from its start: a client that joins the deltas after
+// the last message_start then holds the message once, never a failed
+// attempt's text in front of it (docs/events.md).
+func jsonLines(w io.Writer) event.Sink {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return func(e event.Event) {
+		_ = enc.Encode(e)
+		if e.Type == event.Retry {
+			_ = enc.Encode(event.Event{Type: event.MessageStart, Time: e.Time, Session: e.Session, Turn: e.Turn})
+		}
+	}
+}
