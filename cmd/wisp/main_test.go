@@ -1,27 +1,19 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/wisp-agent/wisp/internal/cli"
 	"github.com/wisp-agent/wisp/internal/provider/fake/fakescript"
-	"github.com/wisp-agent/wisp/internal/sandbox"
 )
 
 // TestMain lets the scripts run the real wisp binary: testscript re-executes
 // this test binary as `wisp`.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"wisp": func() {
-			if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-				os.Exit(sandbox.Main(os.Args[2:]))
-			}
-			os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Environ()))
-		},
+		"wisp": func() { os.Exit(run()) },
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -60,10 +61,14 @@ func exitCode(err error, sys IO) int {
 		return ExitOK
 	}
 	var ue *UsageError
+	var se *signalExit
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(sys.Stderr, "wisp: %s\n", ue.Msg)
 		return ExitUsage
+	case errors.As(err, &se) && se.sig != syscall.SIGINT:
+		fmt.Fprintf(sys.Stderr, "wisp: interrupted (%s)\n", signalName(se.sig))
+		return se.code()
 	case errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted):
 		fmt.Fprintln(sys.Stderr, "wisp: interrupted")
 		return ExitInterrupt
@@ -174,9 +179,9 @@ func run(ctx context.Context, args []string, sys IO) error {
 	}
 	defer rt.Close()
 	if interactive {
-		return rt.interactive(ctx, prompt)
+		return rt.finish(rt.guard(func() error { return rt.interactive(ctx, prompt) }))
 	}
-	return rt.printMode(ctx, prompt)
+	return rt.finish(rt.guard(func() error { return rt.printMode(ctx, prompt) }))
 }
 
 func readAll(r io.Reader) ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/provider"
 )
 
 // setting is one effective value and where it came from.
@@ -63,6 +64,16 @@ func effectiveSettings(o Options, cfg *loaded, project config.Settings, projectF
 		setting{value: o.SessionDir, source: "flag --session-dir"},
 		setting{value: getenv("WISP_SESSION_DIR"), source: "env WISP_SESSION_DIR"},
 		setting{value: s.SessionDir, source: settingsFile}))
+	maxTokens := pick("max_tokens", setting{value: fmt.Sprint(provider.MaxTokensFor(choice.Model)), source: "default"},
+		setting{value: positive(project.MaxTokens), source: projectFile},
+		setting{value: positive(s.MaxTokens), source: settingsFile})
+	limit := setting{key: "max_response_bytes", value: provider.FormatBytes(provider.DefaultMaxResponseBytes), source: "default"}
+	if s.MaxResponseBytes != 0 {
+		limit.value, limit.source = provider.FormatBytes(s.MaxResponseBytes), settingsFile
+	}
+	out = append(out, maxTokens, limit,
+		pick("idle_timeout_seconds", setting{value: fmt.Sprint(defaultIdle.Seconds()), source: "default"},
+			setting{value: positive(s.IdleTimeoutSeconds), source: settingsFile}))
 	fromFile := func(set bool) string {
 		if set {
 			return configFile
@@ -87,6 +98,14 @@ func effectiveSettings(o Options, cfg *loaded, project config.Settings, projectF
 		out[len(out)-1].source = settingsFile
 	}
 	return out
+}
+
+// positive shows a number that was set, and nothing for 0 (not set).
+func positive(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
 }
 
 func mergeProject(s, project config.Settings) config.Settings {

@@ -21,6 +21,7 @@ type Options struct {
 	SessionDir     string
 	Continue       bool
 	Resume         string
+	Fork           bool
 	NoSession      bool
 	Version        bool
 	Help           bool
@@ -93,6 +94,8 @@ var flagDefs = []flagDef{
 		set: func(o *Options, _ string) error { o.Continue = true; return nil }},
 	{names: []string{"resume", "r"}, kind: stringFlag, arg: "ID|PREFIX|PATH", help: "resume a given session",
 		set: func(o *Options, v string) error { o.Resume = v; return nil }},
+	{names: []string{"fork"}, kind: boolFlag, help: "with --continue or --resume: branch the session into a new one (also when another wisp has it open)",
+		set: func(o *Options, _ string) error { o.Fork = true; return nil }},
 	{names: []string{"session-dir"}, kind: stringFlag, arg: "DIR", help: "where transcripts live (env WISP_SESSION_DIR; default ~/.wisp/sessions)",
 		set: func(o *Options, v string) error { o.SessionDir = v; return nil }},
 	{names: []string{"no-session"}, kind: boolFlag, help: "write no transcript",

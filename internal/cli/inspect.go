@@ -35,6 +35,9 @@ func (rt *runtime) InspectStatus() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wisp %s\nsession: %s\nprovider: %s\nmodel: %s\nworkdir: %s\nsandbox: %s\n",
 		Version, first(rt.sessionID(), "(none)"), rt.choice.Name, rt.choice.Model, rt.sys.Workdir, rt.parts.sandboxNote)
+	if rt.gate != nil {
+		b.WriteString(rt.gate.SandboxStatus())
+	}
 	if rt.agent != nil {
 		u := rt.agent.Usage()
 		fmt.Fprintf(&b, "tokens so far: %d in, %d out\n", u.InputTokens, u.OutputTokens)

@@ -9,10 +9,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/termtext"
 )
 
 // interactive is the line-mode conversation: streamed text, one line per
@@ -21,37 +20,19 @@ import (
 func (rt *runtime) interactive(ctx context.Context, first string) error {
 	out, errw := rt.sys.Stdout, rt.sys.Stderr
 	lines := rt.lines
+	// Ctrl-C cancels a turn; SIGTERM and SIGHUP end wisp as /exit does,
+	// naming the signal in the transcript's closing record (signals.go).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT)
+	signal.Notify(sigs, endSignals()...)
 	defer signal.Stop(sigs)
 
-	rt.approver = terminalApprover(lines, out)
-	midLine := false
-	rt.frontend = func(e event.Event) {
-		switch e.Type {
-		case event.MessageDelta:
-			fmt.Fprint(out, e.Delta)
-			midLine = !strings.HasSuffix(e.Delta, "\n")
-		case event.ToolCall:
-			if midLine {
-				fmt.Fprintln(out)
-				midLine = false
-			}
-			fmt.Fprintf(out, "• %s %s\n", e.Tool, oneLine(string(e.Args), 160))
-		case event.ToolResult:
-			if e.IsError {
-				fmt.Fprintf(out, "  ✗ %s\n", oneLine(e.Result, 200))
-			} else {
-				fmt.Fprintf(out, "  ↳ %s\n", resultSummary(e.Result))
-			}
-		case event.Retry:
-			fmt.Fprintf(errw, "wisp: %s; retry %d in %.1fs\n", oneLine(e.Error, 200), e.Attempt, float64(e.DelayMS)/1000)
-		case event.Error:
-			fmt.Fprintf(errw, "wisp: error: %s\n", e.Error)
-		}
-	}
+	// Model and tool text goes through the screen's filter (sanitize.go);
+	// the question and the prompt start from the state it settles to.
+	scr := newScreen(out, rt.sys.StdoutTTY)
+	rt.approver = terminalApprover(lines, out, scr.settle)
+	rt.frontend = lineFrontend(scr, errw)
 
-	fmt.Fprintf(out, "wisp %s · %s/%s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", Version, rt.choice.Name, rt.choice.Model, rt.sys.Workdir)
+	fmt.Fprintf(out, "wisp %s · %s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", Version, termLine(rt.choice.Name+"/"+rt.choice.Model, 200), termtext.Clean(rt.sys.Workdir))
 	if rt.session != nil {
 		fmt.Fprintf(out, "session %s\n", rt.session.ID())
 	}
@@ -63,10 +44,15 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-sigs:
+			case s := <-sigs:
+				if isEndSignal(s) {
+					fmt.Fprintln(out)
+					return rt.endBySignal(s)
+				}
 				interrupts++
 				if interrupts >= 2 {
 					fmt.Fprintln(out)
+					rt.closeNote = "interrupted"
 					return errInterrupted
 				}
 				fmt.Fprint(out, "\n(press Ctrl-C again to quit)")
@@ -74,6 +60,7 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 			case l, ok := <-lines:
 				if !ok {
 					fmt.Fprintln(out)
+					rt.closeNote = "end of input"
 					return nil
 				}
 				pending = strings.TrimSpace(l)
@@ -85,6 +72,7 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 		interrupts = 0
 		switch pending {
 		case "/exit", "/quit":
+			rt.closeNote = "exit"
 			return nil
 		case "/init":
 			fmt.Fprintln(out, rt.initAgentsMD())
@@ -98,28 +86,40 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 		if err := rt.turn(ctx, pending, sigs); err != nil {
 			return err
 		}
-		if midLine {
-			fmt.Fprintln(out)
-			midLine = false
+		scr.settle()
+		if rt.transcriptBroken() {
+			// The warning is out; the session ends with this turn.
+			return nil
+		}
+		if why := rt.gate.Failed(); why != "" {
+			// The audit log failed (an error event said why): the
+			// session ends with this turn, and wisp with exit code 1.
+			return fmt.Errorf("%w: %s", errReported, why)
 		}
 		pending = ""
 	}
 }
 
 // turn runs one prompt; a Ctrl-C cancels it, and a second one within a
-// second quits wisp.
+// second quits wisp. SIGTERM or SIGHUP cancels it and ends wisp once the
+// turn has wound down (or turnWait has passed). A panic in the turn comes
+// back as its error.
 func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signal) error {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
+	goGuarded(done, func() error {
 		_, err := rt.agent.Run(tctx, prompt)
-		done <- err
-	}()
+		return err
+	})
 	var cancelledAt time.Time
 	for {
 		select {
 		case err := <-done:
+			var pe *panicError
+			if errors.As(err, &pe) {
+				return err
+			}
 			if tctx.Err() != nil {
 				fmt.Fprintln(rt.sys.Stdout, "\n(turn cancelled)")
 			} else if err != nil {
@@ -127,9 +127,18 @@ func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signa
 				_ = err
 			}
 			return nil
-		case <-sigs:
+		case s := <-sigs:
+			if isEndSignal(s) {
+				cancel()
+				select {
+				case <-done:
+				case <-time.After(turnWait):
+				}
+				return rt.endBySignal(s)
+			}
 			if !cancelledAt.IsZero() && time.Since(cancelledAt) < time.Second {
 				<-done
+				rt.closeNote = "interrupted"
 				return errInterrupted
 			}
 			cancelledAt = time.Now()

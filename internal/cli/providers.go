@@ -29,12 +29,14 @@ const defaultIdle = 300 * time.Second
 // providerChoice is the resolved provider configuration.
 type providerChoice struct {
 	Name, Model, BaseURL, APIKey string
+	// MaxResponseBytes bounds one reply held in memory (0: the default).
+	MaxResponseBytes int64
 }
 
 // chooseProvider resolves flags > environment > settings. With nothing
 // configured it names exactly what to set.
 func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settingsFile string) (providerChoice, error) {
-	c := providerChoice{Name: first(o.Provider, getenv("WISP_PROVIDER"), s.Provider)}
+	c := providerChoice{Name: first(o.Provider, getenv("WISP_PROVIDER"), s.Provider), MaxResponseBytes: s.MaxResponseBytes}
 	if c.Name == "" {
 		switch {
 		case getenv("ANTHROPIC_API_KEY") != "" || s.AnthropicAPIKey != "":
@@ -91,9 +93,9 @@ func openProvider(c providerChoice, getenv config.Getenv, idle time.Duration) (p
 	client := &http.Client{Transport: provider.IdleTransport(nil, idle)}
 	switch c.Name {
 	case "anthropic":
-		p = anthropic.New(anthropic.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client})
+		p = anthropic.New(anthropic.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
 	case "openai", "openai-compatible":
-		p = openai.New(openai.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client})
+		p = openai.New(openai.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
 	case "fake":
 		script := fake.Demo()
 		if path := getenv("WISP_FAKE_SCRIPT"); path != "" {
@@ -110,9 +112,9 @@ func openProvider(c providerChoice, getenv config.Getenv, idle time.Duration) (p
 		// The fake speaks both wire formats; WISP_FAKE_FORMAT picks which
 		// official client talks to it.
 		if strings.EqualFold(getenv("WISP_FAKE_FORMAT"), "openai") {
-			p = openai.New(openai.Options{APIKey: "fake", BaseURL: srv.URL() + "/v1", HTTPClient: client})
+			p = openai.New(openai.Options{APIKey: "fake", BaseURL: srv.URL() + "/v1", HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
 		} else {
-			p = anthropic.New(anthropic.Options{APIKey: "fake", BaseURL: srv.URL(), HTTPClient: client})
+			p = anthropic.New(anthropic.Options{APIKey: "fake", BaseURL: srv.URL(), HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
 		}
 	}
 	return provider.WithRetry(p, provider.RetryPolicy{}), closeFn, nil

@@ -3,10 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
@@ -15,6 +15,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/keys"
 	"github.com/wisp-agent/wisp/internal/session"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
@@ -40,6 +41,18 @@ type runtime struct {
 	toolset  *toolSet
 	// lines carries what the person types (interactive runs only).
 	lines <-chan string
+
+	// closeNote, when set, is why the session ended, written as the
+	// transcript's closing record (signals.go).
+	closeNote string
+
+	// transcriptErr is the first failed transcript write; once set,
+	// nothing more is written and the run ends with exit code 1.
+	transcriptErr error
+	// overflowed says the provider refused the conversation as too long
+	// for the model's context window.
+	overflowed bool
+	recordMu   sync.Mutex
 }
 
 // toolAliases maps the names custom-tools.md uses to the built-ins.
@@ -152,6 +165,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 	})
 	gopts.Sink = sink
 	gopts.Session = rt.sessionID()
+	gopts.Secrets = keys.Secrets(sys.Getenv, rt.choice.APIKey, cfg.settings.APIKey, cfg.settings.AnthropicAPIKey, cfg.settings.OpenAIAPIKey)
 	rt.gate = gate.New(gopts)
 
 	mode := "print"
@@ -169,7 +183,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 		System:            systemPrompt(sys, rt.tools, rt.project),
 		Tools:             rt.tools,
 		Gate:              rt.gate,
-		Env:               tool.Env{Workdir: sys.Workdir, TempDir: tmp, Interactive: interactive && sys.StderrTTY},
+		Env:               tool.Env{Workdir: sys.Workdir, TempDir: rt.openScratch(tmp), Interactive: interactive && sys.StderrTTY},
 		MaxToolIterations: o.MaxToolIters,
 		Sink:              sink,
 		Session:           rt.sessionID(),
@@ -178,7 +192,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 }
 
 // observe writes the audit lines that belong to the run rather than to a
-// tool call, and ends "once" approvals with the prompt they were given for.
+// tool call.
 func (rt *runtime) observe(e event.Event) {
 	switch e.Type {
 	case event.AgentStart:
@@ -196,10 +210,6 @@ func (rt *runtime) observe(e event.Event) {
 		}
 	case event.Error:
 		rt.gate.Audit(e.Turn, "", audit.ErrorReport{Message: e.Error, Where: "agent"})
-	case event.AgentEnd:
-		if rt.parts.store != nil {
-			rt.parts.store.EndTurn()
-		}
 	}
 }
 
@@ -243,67 +253,6 @@ func sessionDir(o Options, cfg *loaded, getenv func(string) string) string {
 	return first(o.SessionDir, getenv("WISP_SESSION_DIR"), expandHome(cfg.settings.SessionDir, cfg.paths.UserHome), cfg.paths.SessionDir())
 }
 
-// openSession starts or resumes the transcript and returns the
-// conversation to continue.
-func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
-	dir := sessionDir(o, rt.cfg, sys.Getenv)
-	if o.NoSession {
-		if o.Continue || o.Resume != "" {
-			return nil, usagef("--no-session cannot be combined with --continue or --resume")
-		}
-		return nil, nil
-	}
-	var path string
-	var err error
-	switch {
-	case o.Continue && o.Resume != "":
-		return nil, usagef("use --continue or --resume, not both")
-	case o.Resume != "":
-		path, err = session.Find(dir, o.Resume)
-		if err != nil {
-			return nil, usagef("--resume %s: %v", o.Resume, err)
-		}
-	case o.Continue:
-		path, err = session.Latest(dir, sys.Workdir)
-		if err != nil && !errors.Is(err, session.ErrNotFound) {
-			return nil, fmt.Errorf("--continue: %w", err)
-		}
-		if err != nil {
-			fmt.Fprintf(sys.Stderr, "wisp: no earlier session in %s; starting a new one\n", sys.Workdir)
-		}
-	}
-	if path == "" {
-		w, err := session.Create(dir, session.Header{Cwd: sys.Workdir, Provider: rt.choice.Name, Model: rt.choice.Model})
-		if err != nil {
-			return nil, fmt.Errorf("create the session: %w", err)
-		}
-		rt.session = w
-		return nil, nil
-	}
-	_, records, err := session.Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("load the session: %w", err)
-	}
-	w, err := session.OpenAppend(path)
-	if err != nil {
-		return nil, fmt.Errorf("open the session: %w", err)
-	}
-	rt.session = w
-	return session.Messages(records), nil
-}
-
-// record keeps what a transcript needs (session.FromEvent decides):
-// messages, tool calls and results, approvals, retries and errors; never
-// text deltas.
-func (rt *runtime) record(e event.Event) {
-	for _, rec := range session.FromEvent(e) {
-		if _, err := rt.session.Append(rec); err != nil {
-			fmt.Fprintf(rt.sys.Stderr, "wisp: warning: session not saved: %v\n", err)
-			return
-		}
-	}
-}
-
 // Close stops managed processes, the provider and the session, last
 // started first, and writes the session's last audit line.
 func (rt *runtime) Close() {
@@ -321,15 +270,20 @@ func (rt *runtime) Close() {
 	for i := len(rt.closers) - 1; i >= 0; i-- {
 		rt.closers[i]()
 	}
+	rt.writeClosing()
 	if rt.session != nil {
-		_ = rt.session.Close()
+		if err := rt.session.Close(); err != nil {
+			rt.transcriptFailed(err)
+		}
 	}
 }
 
 // terminalApprover asks the person at the terminal, one simple command at
-// a time, with the remembered-answer scopes.
-func terminalApprover(lines <-chan string, out io.Writer) gate.Approver {
+// a time, with the remembered-answer scopes. settle runs first, so that
+// the question starts on a fresh line with no style of the model's on.
+func terminalApprover(lines <-chan string, out io.Writer, settle func()) gate.Approver {
 	return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+		settle()
 		if r.Preview != "" {
 			fmt.Fprintf(out, "\n%s\n", printable(r.Preview))
 		}

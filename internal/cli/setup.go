@@ -91,7 +91,11 @@ func buildGate(l *loaded, sys IO, tmp string) (*gateParts, error) {
 		return nil, fmt.Errorf("open the audit log: %w", err)
 	}
 	gp.store, err = approval.Open(filepath.Join(l.paths.Home, "approvals.json"), sys.Workdir, nil)
-	if err != nil {
+	var dup *approval.DuplicateError
+	switch {
+	case errors.As(err, &dup):
+		fmt.Fprintf(sys.Stderr, "wisp: warning: %v\n", err)
+	case err != nil:
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %v; remembered approvals are ignored until it is fixed or cleared (wisp approvals clear)\n", err)
 	}
 	var writable []string

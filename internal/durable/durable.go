@@ -1,7 +1,9 @@
-// Package durable holds the two file operations wisp's stores share: a
-// private file replaced atomically, and an append-only JSON Lines file
-// whose torn last line (left by a writer that died mid-line) is cut off.
-// It knows nothing of what the files hold.
+// Package durable holds the file operations wisp's stores share: a
+// private file replaced atomically (and the removal of the temporary
+// files a writer killed mid-write leaves behind), an append-only JSON
+// Lines file whose torn last line (left by a writer that died mid-line)
+// is cut off, and a private scratch folder for one process's temporary
+// files. It knows nothing of what the files hold.
 package durable
 
 import (
@@ -10,13 +12,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // WriteFile replaces path with data, mode 0600: a temporary file beside
 // it, synced, then renamed over it, so no reader ever sees half a file.
 // The caller serialises writers (a file lock) when several may write.
 func WriteFile(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -74,4 +78,61 @@ func CutTornTail(f *os.File, size int64) (int64, error) {
 		return 0, fmt.Errorf("cut torn tail: %w", err)
 	}
 	return keep, nil
+}
+
+// StaleAge is how old a temporary file of WriteFile must be before
+// RemoveStaleTemps takes it for a leftover: far longer than any write
+// takes, so a write in progress in another process is never touched.
+const StaleAge = time.Minute
+
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".*.tmp" }
+
+// isTempOf reports whether name is one of the temporary files WriteFile
+// makes for a file called base: "." + base + "." + digits + ".tmp".
+func isTempOf(name, base string) bool {
+	mid, ok := strings.CutPrefix(name, "."+base+".")
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, ".tmp")
+	if !ok || mid == "" {
+		return false
+	}
+	return strings.Trim(mid, "0123456789") == ""
+}
+
+// RemoveStaleTemps removes the temporary files that WriteFile left beside
+// path when the process writing it died between creating and renaming
+// them, once they are older than olderThan. Stores call it where they
+// load, so leftovers go on the next start. It returns how many it removed;
+// a missing folder is not an error.
+func RemoveStaleTemps(path string, olderThan time.Duration) (int, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("list %s for stale temporary files: %w", dir, err)
+	}
+	removed := 0
+	var first error
+	cutoff := time.Now().Add(-olderThan)
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTempOf(e.Name(), base) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || fi.ModTime().After(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
+			if first == nil {
+				first = fmt.Errorf("remove stale temporary file: %w", err)
+			}
+			continue
+		}
+		removed++
+	}
+	return removed, first
 }

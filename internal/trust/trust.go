@@ -84,12 +84,17 @@ func Locate(wispHome, trustFileEnv string) (path, warn string) {
 }
 
 // Open returns the store kept at path, which must be absolute. The file
-// need not exist yet.
+// need not exist yet. Temporary files left beside it by a write that was
+// killed midway are removed once they are older than durable.StaleAge.
 func Open(path string) (*Store, error) {
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("trust store %q: not an absolute path", path)
 	}
-	return &Store{path: filepath.Clean(path), now: time.Now}, nil
+	path = filepath.Clean(path)
+	// A writer killed between writing its temporary file and renaming it
+	// leaves the file behind; the next start clears it (best effort).
+	_, _ = durable.RemoveStaleTemps(path, durable.StaleAge)
+	return &Store{path: path, now: time.Now}, nil
 }
 
 // Path is where the store is kept.

@@ -73,66 +73,29 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.stat(rel)
-	switch {
-	case err != nil:
-		return tool.Errorf("%s", statMessage(a.Path, err)), nil
-	case fi.IsDir():
-		return tool.Errorf("%s is a folder, not a file", a.Path), nil
-	case !fi.Mode().IsRegular():
-		return tool.Errorf("%s is not a regular file", a.Path), nil
-	case fi.Size() > editMaxBytes:
-		return tool.Errorf("%s is %d bytes; edit handles files up to %d bytes", a.Path, fi.Size(), editMaxBytes), nil
-	}
-	f, err := space.openRegular(rel)
-	if err != nil {
-		return tool.Errorf("%s", statMessage(a.Path, err)), nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
-	f.Close()
-	if err != nil {
-		return tool.Errorf("%s", statMessage(a.Path, err)), nil
-	}
-	if reason := binaryReason(data, len(data) <= binarySample); reason != "" {
-		return tool.Errorf("%s looks like a binary file (%s); edit changes text only", a.Path, reason), nil
+	data, read, msg := readForEdit(space, rel, a.Path)
+	if msg != "" {
+		return tool.Errorf("%s", msg), nil
 	}
 
-	// Match on a normalised text: no byte-order mark, and \n line endings
-	// when the file uses \r\n; both are put back on writing.
+	// Match on a normalised text: no byte-order mark and "\n" line
+	// endings; both are put back on writing (edit_endings.go).
 	bom := bytes.HasPrefix(data, []byte("\xEF\xBB\xBF"))
 	if bom {
 		data = data[3:]
 	}
-	text := string(data)
-	crlf := usesCRLF(data)
-	if crlf {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-	}
+	text, endings := normaliseEndings(string(data))
 	for i := range pairs {
 		pairs[i].old = strings.ReplaceAll(pairs[i].old, "\r\n", "\n")
 		pairs[i].new = strings.ReplaceAll(pairs[i].new, "\r\n", "\n")
 	}
-
 	edits, msg := locateEdits(text, pairs, a.Path, a.Edits != nil)
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	var b strings.Builder
-	last := 0
-	for _, e := range edits {
-		b.WriteString(text[last:e.pos])
-		b.WriteString(e.new)
-		last = e.end()
-	}
-	b.WriteString(text[last:])
-	updated := b.String()
-	if updated == text {
+	out, notes := endings.restore(text, edits)
+	if out == string(data) {
 		return tool.Errorf("the edit changes nothing: new_text equals old_text"), nil
-	}
-
-	out := updated
-	if crlf {
-		out = strings.ReplaceAll(out, "\n", "\r\n")
 	}
 	if bom {
 		out = "\xEF\xBB\xBF" + out
@@ -140,11 +103,56 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if _, err := space.writeFileAtomic(rel, []byte(out)); err != nil {
-		return tool.Errorf("write %s: %v", a.Path, err), nil
+	if _, err := space.replaceFile(rel, []byte(out), &read); err != nil {
+		return tool.Errorf("%s", replaceMessage(a.Path, err)), nil
 	}
-	return tool.Result{Content: fmt.Sprintf("edited %s (%s)\n%s", rel,
-		plural(len(edits), "replacement", "replacements"), unifiedDiff(rel, text, edits))}, nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "edited %s (%s)\n%s", rel, plural(len(edits), "replacement", "replacements"), unifiedDiff(rel, text, edits))
+	for _, n := range notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return tool.Result{Content: b.String()}, nil
+}
+
+// readForEdit reads the text file rel whole and says what it was, for the
+// check just before writing. A file that changes while it is read is
+// refused the same way as one that changes later.
+func readForEdit(space *fileSpace, rel, display string) ([]byte, fileState, string) {
+	fi, err := space.stat(rel)
+	switch {
+	case err != nil:
+		return nil, fileState{}, statMessage(display, err)
+	case fi.IsDir():
+		return nil, fileState{}, fmt.Sprintf("%s is a folder, not a file", display)
+	case !fi.Mode().IsRegular():
+		return nil, fileState{}, fmt.Sprintf("%s is not a regular file", display)
+	case fi.Size() > editMaxBytes:
+		return nil, fileState{}, fmt.Sprintf("%s is %d bytes; edit handles files up to %d bytes", display, fi.Size(), editMaxBytes)
+	}
+	f, err := space.openRegular(rel)
+	if err != nil {
+		return nil, fileState{}, statMessage(display, err)
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return nil, fileState{}, statMessage(display, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
+	if err != nil {
+		return nil, fileState{}, statMessage(display, err)
+	}
+	read := stateOf(before).withContent(data)
+	if after, err := f.Stat(); err != nil || !read.sameFile(after) || int64(len(data)) != read.size {
+		return nil, fileState{}, replaceMessage(display, errChanged)
+	}
+	if len(data) > editMaxBytes {
+		return nil, fileState{}, fmt.Sprintf("%s is %d bytes; edit handles files up to %d bytes", display, len(data), editMaxBytes)
+	}
+	if reason := binaryReason(data, len(data) <= binarySample); reason != "" {
+		return nil, fileState{}, fmt.Sprintf("%s looks like a binary file (%s); edit changes text only", display, reason)
+	}
+	return data, read, ""
 }
 
 // editPairs checks the two argument forms and returns the replacements.
@@ -181,12 +189,6 @@ func editPairs(a editArgs) ([]textEdit, string) {
 		out = append(out, textEdit{old: *p.OldText, new: *p.NewText})
 	}
 	return out, ""
-}
-
-// usesCRLF reports whether most line endings in data are \r\n.
-func usesCRLF(data []byte) bool {
-	crlf := bytes.Count(data, []byte("\r\n"))
-	return crlf > 0 && crlf*2 >= bytes.Count(data, []byte("\n"))
 }
 
 // locateEdits finds each replacement's single match in text and returns

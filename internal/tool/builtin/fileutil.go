@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -207,7 +209,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// tempName is the name of the temporary file that writeFileAtomic writes
+// tempName is the name of the temporary file that replaceFile writes
 // next to base before renaming it over base.
 func tempName(base string) (string, error) {
 	var suffix [6]byte
@@ -507,4 +509,97 @@ func (s *fileSpace) readFile(rel string, max int64) ([]byte, error) {
 		return nil, errTooBig
 	}
 	return data, nil
+}
+
+// fileState is what a file tool saw of a file when it read it: which file
+// it was (device and inode, through os.SameFile), its size and change
+// time, and a hash of the bytes read. Just before the new content lands,
+// the file is compared with it again, so a change another program made
+// meanwhile is refused rather than silently overwritten.
+type fileState struct {
+	info  fs.FileInfo
+	size  int64
+	mtime int64 // nanoseconds
+	// sum is the SHA-256 of the content; hashed says it was taken.
+	sum    [sha256.Size]byte
+	hashed bool
+}
+
+func stateOf(fi fs.FileInfo) fileState {
+	return fileState{info: fi, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+}
+
+// withContent adds the hash of the content read to s.
+func (s fileState) withContent(data []byte) fileState {
+	s.sum, s.hashed = sha256.Sum256(data), true
+	return s
+}
+
+// sameFile reports whether fi is still the file s describes, as far as
+// its metadata tells: the same inode, size and modification time.
+func (s fileState) sameFile(fi fs.FileInfo) bool {
+	return os.SameFile(s.info, fi) && fi.Size() == s.size && fi.ModTime().UnixNano() == s.mtime
+}
+
+// sameContent reads r (the file s describes, opened again) and compares
+// its bytes with the hash s holds; without a hash only the size counts.
+func (s fileState) sameContent(r io.Reader) (bool, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(r, s.size+1))
+	if err != nil {
+		return false, err
+	}
+	if n != s.size {
+		return false, nil
+	}
+	return !s.hashed || bytes.Equal(h.Sum(nil), s.sum[:]), nil
+}
+
+var (
+	// errChanged: the file is not what the tool read (or, for write, what
+	// it found) when the call began; nothing was written.
+	errChanged = errors.New("changed since it was read")
+	// errChangedWhileSaving: another program wrote to the file in the
+	// instant between the last check and the rename; the new content is
+	// in place, but that other write went to the replaced copy.
+	errChangedWhileSaving = errors.New("changed while the new content was being saved")
+	// errOpenForWriting: the new content is in place, but another program
+	// held the file open for writing all along; what it writes from now
+	// on goes to the replaced copy.
+	errOpenForWriting = errors.New("open for writing in another program")
+)
+
+// replaceMessage words a failed replaceFile for the model. The two
+// change errors get the wording the tools promise; others say what failed.
+func replaceMessage(display string, err error) string {
+	switch {
+	case errors.Is(err, errChanged):
+		return fmt.Sprintf("%s changed since it was read; read it again", display)
+	case errors.Is(err, errOpenForWriting):
+		return fmt.Sprintf("%s was saved, but another program has it open for writing: what that program writes from now on goes to the replaced copy and is lost; read it again", display)
+	case errors.Is(err, errChangedWhileSaving):
+		return fmt.Sprintf("%s changed while it was being saved: the new content is in place, but what another program wrote in that instant went to the replaced copy and is lost; read it again", display)
+	}
+	return fmt.Sprintf("write %s: %v", display, err)
+}
+
+// checkOpen compares the open file f with want.
+func checkOpen(f *os.File, want fileState) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("check %s before writing: %w", f.Name(), err)
+	}
+	if !want.sameFile(fi) {
+		return errChanged
+	}
+	if want.hashed {
+		same, err := want.sameContent(io.NewSectionReader(f, 0, want.size+1))
+		if err != nil {
+			return fmt.Errorf("check %s before writing: %w", f.Name(), err)
+		}
+		if !same {
+			return errChanged
+		}
+	}
+	return nil
 }

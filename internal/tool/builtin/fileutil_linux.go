@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -217,73 +218,263 @@ func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) {
 	return &fdDir{f: f, fd: int(f.Fd())}, nil
 }
 
-// writeFileAtomic replaces rel with data: a temporary file in the same
-// folder is written, synced and renamed over the target, so a reader never
-// sees half a file. An existing file keeps its mode; a new one gets 0644
-// and any missing parent folders. created says whether the file did not
-// exist before. The parent folder is held open and both names are taken
-// relative to it, so the file can only land in the folder that was
-// checked; the temporary file is removed on any failure.
-func (s *fileSpace) writeFileAtomic(rel string, data []byte) (created bool, err error) {
+// replaceFile writes data as the whole content of rel. A file with one
+// name is replaced atomically: a temporary file in the same folder is
+// written, synced and renamed over it, so a reader never sees half a
+// file. A file with several names (hard links) is rewritten in place
+// instead, so that every name still shows the new content. An existing
+// file keeps its mode; a new one gets 0644 and any missing parent folders.
+// created says whether the file did not exist before.
+//
+// read, when set, is the file as the caller read it. The file must still
+// be that file, with that content, at the last moment before the new
+// content lands, else nothing is written and the error is errChanged.
+// Without read the file must stay as this call first found it (or stay
+// absent). A write that lands on the old copy in the instant between that
+// check and the rename is reported as errChangedWhileSaving.
+//
+// The parent folder is held open and every name is taken relative to it,
+// without following symlinks, so the file can only land in the folder
+// that was checked; the temporary file is removed on any failure.
+func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (created bool, err error) {
 	dir, base := path.Dir(rel), path.Base(rel)
 	dirfd, err := s.at.open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	if errors.Is(err, fs.ErrNotExist) && dir != "." {
+	if errors.Is(err, fs.ErrNotExist) && dir != "." && read == nil {
 		dirfd, err = s.at.mkdirAll(dir)
 	}
 	if err != nil {
+		if read != nil && errors.Is(err, fs.ErrNotExist) {
+			return false, errChanged
+		}
 		return false, err
 	}
 	defer unix.Close(dirfd)
 
-	mode := uint32(0o644)
-	var st unix.Stat_t
-	switch err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); {
-	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR:
-		return false, fmt.Errorf("%s is a folder", rel)
-	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
-		return false, &fs.PathError{Op: "write", Path: rel, Err: errSwapped}
-	case err == nil:
-		mode = st.Mode & 0o777
-	case err == unix.ENOENT:
-		created = true
-	default:
-		return false, &fs.PathError{Op: "stat", Path: rel, Err: err}
-	}
-
-	tmp, err := tempName(base)
+	old, found, err := openTarget(dirfd, rel, base)
 	if err != nil {
 		return false, err
 	}
-	fd, err := openName(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o600)
+	created = old == nil
+	mode := uint32(0o644)
+	switch {
+	case created && read != nil:
+		return false, errChanged
+	case created:
+	case read != nil && !read.sameFile(found.info):
+		old.Close()
+		return false, errChanged
+	default:
+		defer old.Close()
+		mode = uint32(found.info.Mode().Perm())
+		if read == nil {
+			read = &found
+		}
+		if linkCount(found.info) > 1 {
+			return false, writeInPlace(dirfd, base, data, *read)
+		}
+	}
+
+	tmp, err := writeTemp(dirfd, base, data, mode)
 	if err != nil {
-		return false, fmt.Errorf("create temporary file: %w", err)
+		return false, err
 	}
-	f := os.NewFile(uintptr(fd), tmp)
-	fail := func(what string, err error) (bool, error) {
-		f.Close()
+	if created {
+		err = renameNew(dirfd, tmp, base)
+	} else {
+		err = renameChecked(dirfd, tmp, base, old, *read)
+	}
+	if err != nil && !errors.Is(err, errChangedWhileSaving) && !errors.Is(err, errOpenForWriting) {
 		_ = unix.Unlinkat(dirfd, tmp, 0)
-		return false, fmt.Errorf("%s: %w", what, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail("write", err)
-	}
-	if err := f.Chmod(fs.FileMode(mode)); err != nil {
-		return fail("chmod", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail("sync", err)
-	}
-	if err := f.Close(); err != nil {
-		_ = unix.Unlinkat(dirfd, tmp, 0)
-		return false, fmt.Errorf("close: %w", err)
-	}
-	if err := unix.Renameat(dirfd, tmp, dirfd, base); err != nil {
-		_ = unix.Unlinkat(dirfd, tmp, 0)
-		return false, fmt.Errorf("rename into place: %w", err)
+		return false, err
 	}
 	// Sync the folder so the rename itself survives a crash.
 	_ = unix.Fsync(dirfd)
-	return created, nil
+	return created, err
+}
+
+// openTarget opens the file base in dirfd as an O_PATH handle, which
+// fstat can still query after the name points elsewhere. A missing file
+// gives a nil handle; a symlink, folder or special file is an error.
+func openTarget(dirfd int, rel, base string) (*os.File, fileState, error) {
+	fd, err := openName(dirfd, base, unix.O_PATH, 0)
+	switch {
+	case err == unix.ENOENT:
+		return nil, fileState{}, nil
+	case err == unix.ELOOP:
+		return nil, fileState{}, &fs.PathError{Op: "write", Path: rel, Err: errSwapped}
+	case err != nil:
+		return nil, fileState{}, &fs.PathError{Op: "open", Path: rel, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+	case fi.IsDir():
+		err = fmt.Errorf("%s is a folder", rel)
+	case !fi.Mode().IsRegular():
+		err = &fs.PathError{Op: "write", Path: rel, Err: errNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fileState{}, err
+	}
+	return f, stateOf(fi), nil
+}
+
+// writeTemp writes data to a fresh temporary file beside base, synced and
+// closed, and returns its name.
+func writeTemp(dirfd int, base string, data []byte, mode uint32) (string, error) {
+	tmp, err := tempName(base)
+	if err != nil {
+		return "", err
+	}
+	fd, err := openName(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("create temporary file: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	step, err := "write", error(nil)
+	if _, err = f.Write(data); err == nil {
+		if step, err = "chmod", f.Chmod(fs.FileMode(mode)); err == nil {
+			step, err = "sync", f.Sync()
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		step, err = "close", cerr
+	}
+	if err != nil {
+		_ = unix.Unlinkat(dirfd, tmp, 0)
+		return "", fmt.Errorf("%s: %w", step, err)
+	}
+	return tmp, nil
+}
+
+// renameNew moves tmp to base only if base still does not exist: a file
+// created meanwhile by someone else is not replaced.
+func renameNew(dirfd int, tmp, base string) error {
+	err := unix.Renameat2(dirfd, tmp, dirfd, base, unix.RENAME_NOREPLACE)
+	switch err {
+	case nil:
+		return nil
+	case unix.EEXIST:
+		return errChanged
+	case unix.EINVAL, unix.ENOSYS:
+		// The filesystem cannot refuse to replace; check, then rename.
+		var st unix.Stat_t
+		if unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			return errChanged
+		}
+		err = unix.Renameat(dirfd, tmp, dirfd, base)
+	}
+	if err != nil {
+		return fmt.Errorf("rename into place: %w", err)
+	}
+	return nil
+}
+
+// renameChecked moves tmp over base after a last check that base is still
+// the file want describes, and then makes sure no other program wrote to
+// the replaced copy in between.
+//
+// The check holds a read lease on the file where the kernel allows one
+// (the file is ours, and nobody has it open for writing): while it is
+// held, another program's open of the file for writing waits, and the
+// lease records that it was asked for. That closes the gap a plain check
+// leaves, where a program that opened the file just before the rename
+// writes just after it, into the copy the rename dropped.
+func renameChecked(dirfd int, tmp, base string, old *os.File, want fileState) error {
+	fd, err := openName(dirfd, base, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		if err == unix.ENOENT || err == unix.ELOOP {
+			return errChanged
+		}
+		return fmt.Errorf("check %s before writing: %w", base, err)
+	}
+	cur := os.NewFile(uintptr(fd), base)
+	defer cur.Close()
+	leased, busy := takeReadLease(fd)
+	if leased {
+		defer unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
+	}
+	if err := checkOpen(cur, want); err != nil {
+		return err
+	}
+	checked, err := old.Stat()
+	if err != nil || !want.sameFile(checked) || (leased && leaseBroken(fd)) {
+		// A broken lease: another program is opening the file to write
+		// to it. Refusing now loses nothing.
+		return errChanged
+	}
+	if err := unix.Renameat(dirfd, tmp, dirfd, base); err != nil {
+		return fmt.Errorf("rename into place: %w", err)
+	}
+	if leased && leaseBroken(fd) {
+		return errChangedWhileSaving
+	}
+	if after, err := old.Stat(); err != nil || !want.sameFile(after) {
+		return errChangedWhileSaving
+	}
+	if busy {
+		return errOpenForWriting
+	}
+	return nil
+}
+
+// leaseBroken reports whether someone asked for the read lease on fd to
+// be given up, which an open of the file for writing does.
+func leaseBroken(fd int) bool {
+	l, err := unix.FcntlInt(uintptr(fd), unix.F_GETLEASE, 0)
+	return err != nil || l != unix.F_RDLCK
+}
+
+// takeReadLease tries to take a read lease on fd. busy says it could not
+// because another program has the file open for writing; a short-lived
+// open (another writer appending a line) is waited out for a moment.
+func takeReadLease(fd int) (leased, busy bool) {
+	for try := 0; ; try++ {
+		_, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK)
+		switch {
+		case err == nil:
+			return true, false
+		case err != unix.EAGAIN:
+			// Not our file, or a filesystem without leases: the checks
+			// around the rename are all there is.
+			return false, false
+		case try == 20:
+			return false, true
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// writeInPlace rewrites the file base through its own inode, for a file
+// with several hard links that a rename would split. It is not atomic: a
+// crash midway leaves a mix of old and new bytes, which is the price of
+// keeping the links.
+func writeInPlace(dirfd int, base string, data []byte, want fileState) error {
+	fd, err := openName(dirfd, base, unix.O_RDWR|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		if err == unix.ENOENT || err == unix.ELOOP {
+			return errChanged
+		}
+		return &fs.PathError{Op: "open", Path: base, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), base)
+	defer f.Close()
+	if err := checkOpen(f, want); err != nil {
+		return err
+	}
+	// Overwrite, then cut: the file is never empty on the way.
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return fmt.Errorf("truncate: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
 }
 
 // mkdirAll makes the folder rel and any missing parents, one name at a

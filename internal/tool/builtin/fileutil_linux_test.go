@@ -68,12 +68,12 @@ func TestSpaceOpenRefusesSymlinks(t *testing.T) {
 		{"walk from a link", func(s *fileSpace) error { _, err := s.openWalkDir("lnk"); return err }},
 		{"ignore file through a link", func(s *fileSpace) error { _, err := s.readFile("lnk/hooks/pre-commit", 100); return err }},
 		{"write through a folder link", func(s *fileSpace) error {
-			_, err := s.writeFileAtomic("lnk/hooks/pre-commit", []byte("pwned"))
+			_, err := s.replaceFile("lnk/hooks/pre-commit", []byte("pwned"), nil)
 			return err
 		}},
-		{"write a new file through a link out", func(s *fileSpace) error { _, err := s.writeFileAtomic("out/new.txt", []byte("pwned")); return err }},
-		{"write over a link", func(s *fileSpace) error { _, err := s.writeFileAtomic("alias", []byte("pwned")); return err }},
-		{"make folders through a link", func(s *fileSpace) error { _, err := s.writeFileAtomic("lnk/hooks/x/y/z", []byte("pwned")); return err }},
+		{"write a new file through a link out", func(s *fileSpace) error { _, err := s.replaceFile("out/new.txt", []byte("pwned"), nil); return err }},
+		{"write over a link", func(s *fileSpace) error { _, err := s.replaceFile("alias", []byte("pwned"), nil); return err }},
+		{"make folders through a link", func(s *fileSpace) error { _, err := s.replaceFile("lnk/hooks/x/y/z", []byte("pwned"), nil); return err }},
 		{"make folders one by one through a link", func(s *fileSpace) error { return mkdirAllErr(s, "lnk/hooks/new") }},
 		{"make folders one by one up dot-dot", func(s *fileSpace) error { return mkdirAllErr(s, "safe/../.git/hooks/new") }},
 	}
@@ -127,18 +127,18 @@ func TestSpaceOpenPlainPaths(t *testing.T) {
 			if _, err := s.openRegular("d"); !errors.Is(err, errNotRegular) {
 				t.Fatalf("openRegular of a folder: %v", err)
 			}
-			created, err := s.writeFileAtomic("e/x/y/new.txt", []byte("new"))
+			created, err := s.replaceFile("e/x/y/new.txt", []byte("new"), nil)
 			if err != nil || !created {
 				t.Fatalf("write new: %v %v", created, err)
 			}
-			created, err = s.writeFileAtomic("d/f.txt", []byte("over"))
+			created, err = s.replaceFile("d/f.txt", []byte("over"), nil)
 			if err != nil || created {
 				t.Fatalf("overwrite: %v %v", created, err)
 			}
 			if got := readBack(t, root, "e/x/y/new.txt") + readBack(t, root, "d/f.txt"); got != "newover" {
 				t.Fatalf("files hold %q", got)
 			}
-			if _, err := s.writeFileAtomic("d/f.txt/g", []byte("x")); err == nil {
+			if _, err := s.replaceFile("d/f.txt/g", []byte("x"), nil); err == nil {
 				t.Fatal("wrote below a file")
 			}
 			f, err := s.openDir("d")
@@ -289,13 +289,13 @@ func spaceOps(t *testing.T, env *tool.Env) []func(i int) string {
 	return []func(i int) string{
 		func(int) string {
 			return with("safe/hooks/pre-commit", func(s *fileSpace, rel string) string {
-				_, err := s.writeFileAtomic(rel, []byte("pwned\n"))
+				_, err := s.replaceFile(rel, []byte("pwned\n"), nil)
 				return errText(err)
 			})
 		},
 		func(i int) string {
 			return with(fmt.Sprintf("safe/hooks/n%d/m/new.txt", i), func(s *fileSpace, rel string) string {
-				_, err := s.writeFileAtomic(rel, []byte("pwned\n"))
+				_, err := s.replaceFile(rel, []byte("pwned\n"), nil)
 				return errText(err)
 			})
 		},

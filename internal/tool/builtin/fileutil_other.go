@@ -5,7 +5,6 @@ package builtin
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -57,18 +56,21 @@ func (s *fileSpace) openDir(rel string) (*os.File, error) { return s.at.root.Ope
 // openWalkDir opens the folder rel as the start of a walk.
 func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) { return openWalkRoot(s.at.root, rel) }
 
-// writeFileAtomic replaces rel with data: a temporary file in the same
-// folder is written, synced and renamed over the target, so a reader never
-// sees half a file. An existing file keeps its mode; a new one gets 0644
-// and any missing parent folders. created says whether the file did not
-// exist before.
-func (s *fileSpace) writeFileAtomic(rel string, data []byte) (created bool, err error) {
+// replaceFile writes data as the whole content of rel: by a temporary
+// file renamed over it, or in place for a file with several hard links,
+// after checking that the file is still the one read describes (or, when
+// read is nil, the one this call first found). See the Linux version for
+// the full contract; here the check after the rename is left out, since
+// some systems refuse to rename over a file held open.
+func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (created bool, err error) {
 	root := s.at.root
 	mode := fs.FileMode(0o644)
-	fi, err := root.Stat(rel)
+	fi, err := root.Lstat(rel)
 	switch {
 	case err == nil && fi.IsDir():
 		return false, fmt.Errorf("%s is a folder", rel)
+	case err == nil && !fi.Mode().IsRegular():
+		return false, &fs.PathError{Op: "write", Path: rel, Err: errNotRegular}
 	case err == nil:
 		mode = fi.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):
@@ -76,38 +78,32 @@ func (s *fileSpace) writeFileAtomic(rel string, data []byte) (created bool, err 
 	default:
 		return false, err
 	}
+	switch {
+	case created && read != nil:
+		return false, errChanged
+	case created:
+	case read != nil && !read.sameFile(fi):
+		return false, errChanged
+	case read == nil:
+		found := stateOf(fi)
+		read = &found
+	}
+	if !created && linkCount(fi) > 1 {
+		return false, s.writeInPlace(rel, data, *read)
+	}
 	dir := path.Dir(rel)
 	if created && dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return false, fmt.Errorf("create folder %s: %w", dir, err)
 		}
 	}
-	name, err := tempName(path.Base(rel))
+	tmp, err := s.writeTemp(rel, data, mode)
 	if err != nil {
 		return false, err
 	}
-	tmp := path.Join(dir, name)
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return false, fmt.Errorf("create temporary file: %w", err)
-	}
-	fail := func(what string, err error) (bool, error) {
-		f.Close()
+	if err := s.checkBeforeRename(rel, created, read); err != nil {
 		_ = root.Remove(tmp)
-		return false, fmt.Errorf("%s: %w", what, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail("write", err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail("chmod", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail("sync", err)
-	}
-	if err := f.Close(); err != nil {
-		_ = root.Remove(tmp)
-		return false, fmt.Errorf("close: %w", err)
+		return false, err
 	}
 	if err := root.Rename(tmp, rel); err != nil {
 		_ = root.Remove(tmp)
@@ -119,4 +115,73 @@ func (s *fileSpace) writeFileAtomic(rel string, data []byte) (created bool, err 
 		d.Close()
 	}
 	return created, nil
+}
+
+// writeTemp writes data to a fresh temporary file beside rel, synced and
+// closed, and returns its path relative to the root.
+func (s *fileSpace) writeTemp(rel string, data []byte, mode fs.FileMode) (string, error) {
+	root := s.at.root
+	name, err := tempName(path.Base(rel))
+	if err != nil {
+		return "", err
+	}
+	tmp := path.Join(path.Dir(rel), name)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("create temporary file: %w", err)
+	}
+	step := "write"
+	if _, err = f.Write(data); err == nil {
+		if step, err = "chmod", f.Chmod(mode); err == nil {
+			step, err = "sync", f.Sync()
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		step, err = "close", cerr
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return "", fmt.Errorf("%s: %w", step, err)
+	}
+	return tmp, nil
+}
+
+// checkBeforeRename is the last look at rel before the rename: still
+// absent when it was absent, else still the file want describes.
+func (s *fileSpace) checkBeforeRename(rel string, created bool, want *fileState) error {
+	if created {
+		if _, err := s.at.root.Lstat(rel); err == nil {
+			return errChanged
+		}
+		return nil
+	}
+	f, err := s.at.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return errChanged
+	}
+	defer f.Close()
+	return checkOpen(f, *want)
+}
+
+// writeInPlace rewrites rel through its own inode, for a file with
+// several hard links that a rename would split.
+func (s *fileSpace) writeInPlace(rel string, data []byte, want fileState) error {
+	f, err := s.at.root.OpenFile(rel, os.O_RDWR|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return errChanged
+	}
+	defer f.Close()
+	if err := checkOpen(f, want); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return fmt.Errorf("truncate: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
 }

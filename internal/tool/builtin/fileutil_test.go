@@ -238,7 +238,7 @@ func TestWriteFileAtomicLeavesNoTemp(t *testing.T) {
 	}
 	defer space.Close()
 	for i := range 3 {
-		if _, err := space.writeFileAtomic("d/f.txt", []byte(strings.Repeat("x", i))); err != nil {
+		if _, err := space.replaceFile("d/f.txt", []byte(strings.Repeat("x", i)), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -57,9 +57,9 @@ func (writeTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (t
 		return tool.Errorf("%s is the workspace folder, not a file", a.Path), nil
 	}
 	data := []byte(*a.Content)
-	created, err := space.writeFileAtomic(rel, data)
+	created, err := space.replaceFile(rel, data, nil)
 	if err != nil {
-		return tool.Errorf("write %s: %v", a.Path, err), nil
+		return tool.Errorf("%s", replaceMessage(a.Path, err)), nil
 	}
 	verb := "overwrote"
 	if created {

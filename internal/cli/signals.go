@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/session"
+)
+
+// How a run ends on a signal. SIGINT (Ctrl-C), SIGTERM and SIGHUP (the
+// terminal closed) all end it the same way: the running turn is cancelled,
+// which stops the tool call's command; closing the run stops the managed
+// processes, writes the audit's last line and a closing record to the
+// transcript that names the signal, and keeps the session for --continue.
+// The exit code is 128 + the signal's number (130, 143, 129).
+
+// endSignals are the signals that end a run cleanly.
+func endSignals() []os.Signal { return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} }
+
+// turnWait bounds how long a cancelled turn may take to wind down before
+// wisp closes anyway.
+const turnWait = 10 * time.Second
+
+// signalExit is a run ended by a signal.
+type signalExit struct{ sig syscall.Signal }
+
+func (e *signalExit) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// Is lets every check for an interrupted run see a signal's end as one.
+func (e *signalExit) Is(target error) bool { return target == errInterrupted }
+
+// code is the exit code: 128 + the signal's number, as shells report it.
+func (e *signalExit) code() int { return 128 + int(e.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+// endBySignal records why the run ends (the audit's session_end and the
+// transcript's closing record) and returns its error.
+func (rt *runtime) endBySignal(s os.Signal) error {
+	sig, ok := s.(syscall.Signal)
+	if !ok {
+		sig = syscall.SIGINT
+	}
+	rt.endNote = signalName(sig)
+	rt.closeNote = signalName(sig)
+	return &signalExit{sig: sig}
+}
+
+// onEndSignal returns a context cancelled by the first end signal, and a
+// function that stops watching and says which signal came (nil: none).
+// After the first, the signals get their default action back, so a
+// second one ends a wisp that is slow to wind down at once.
+func onEndSignal(ctx context.Context) (context.Context, func() os.Signal) {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, endSignals()...)
+	var (
+		mu  sync.Mutex
+		got os.Signal
+	)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			cancel()
+		case <-quit:
+		}
+	})
+	var once sync.Once
+	return ctx, func() os.Signal {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(quit)
+			wg.Wait()
+			cancel()
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+}
+
+// isEndSignal says whether s ends an interactive run at once (SIGTERM,
+// SIGHUP) rather than cancelling a turn (SIGINT).
+func isEndSignal(s os.Signal) bool { return s == syscall.SIGTERM || s == syscall.SIGHUP }
+
+// panicError is a panic in the run, caught so that the run's processes
+// are stopped and its session closed before wisp exits.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string {
+	return fmt.Sprintf("internal error: %v\n%s", e.value, e.stack)
+}
+
+// guard runs f; a panic in it ends the run as an error (exit code 1, the
+// panic and its stack on stderr) instead of killing wisp on the spot, so
+// that closing the run still stops its processes and writes its last
+// records.
+func (rt *runtime) guard(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rt.endNote, rt.closeNote = "panic", "panic"
+			err = &panicError{value: p, stack: debug.Stack()}
+		}
+	}()
+	return f()
+}
+
+// goGuarded runs f in a goroutine and sends what it returns, or the
+// panic it raised, to done.
+func goGuarded(done chan<- error, f func() error) {
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- &panicError{value: p, stack: debug.Stack()}
+			}
+		}()
+		done <- f()
+	}()
+}
+
+// writeClosing appends the transcript's closing record, which says why
+// the session ended, when the run set one (closeNote). It is written after
+// the run's processes are stopped.
+func (rt *runtime) writeClosing() {
+	if rt.session == nil || rt.closeNote == "" {
+		return
+	}
+	rt.recordMu.Lock()
+	failed := rt.transcriptErr != nil
+	rt.recordMu.Unlock()
+	if failed {
+		return
+	}
+	e := event.Event{Type: event.SessionEnd, Time: time.Now().UTC(), Session: rt.session.ID(), Reason: rt.closeNote}
+	if _, err := rt.session.Append(session.Record{Type: session.TypeEvent, Event: &e}); err != nil && !errors.Is(err, os.ErrClosed) {
+		rt.transcriptFailed(err)
+	}
+}
