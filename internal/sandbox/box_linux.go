@@ -131,6 +131,9 @@ func (b *box) namespaces() error {
 		if err := hideSecrets(b.cfg); err != nil {
 			return err
 		}
+		if err := hideWorkspaceSecrets(b.cfg); err != nil {
+			return err
+		}
 	}
 	pid, lifeline, err := startInit()
 	b.initPid, b.lifeline = pid, lifeline

@@ -53,3 +53,29 @@ func TestAutoRunHidesHome(t *testing.T) {
 		t.Errorf("auto-run lost the workspace or PATH (exit %d): %s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// The workspace's own protected files (.env, keys, .npmrc) read empty to
+// an auto-run command, however a recursive reader reaches them.
+func TestAutoRunHidesWorkspaceSecrets(t *testing.T) {
+	w := autoRunWorld(t)
+	const mark = "WS-SECRET-5521"
+	if err := os.MkdirAll(filepath.Join(w.ws, "pkg", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{".env", ".env.local", "pkg/deep/.env", "server.pem", ".npmrc", "pkg/id_rsa"} {
+		writeFile(t, filepath.Join(w.ws, f), "TOKEN="+mark+"\n")
+	}
+	writeFile(t, filepath.Join(w.ws, "main.go"), "package main // TOKEN\n")
+	auto := w.cfg
+	auto.AutoRun = true
+	r := run(t, auto, "grep -r TOKEN . ; cat .env pkg/deep/.env")
+	if strings.Contains(r.stdout+r.stderr, mark) {
+		t.Errorf("auto-run read a workspace secret:\n%s%s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "main.go") {
+		t.Errorf("auto-run lost the ordinary files:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := run(t, w.cfg, "grep -r TOKEN ."); strings.Count(r.stdout, mark) != 6 {
+		t.Errorf("control: the approved profile should read all six:\n%s", r.stdout)
+	}
+}

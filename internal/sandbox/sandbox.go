@@ -46,6 +46,9 @@
 //     beyond the workspace, the temp folder and PATH's folders, which are
 //     mounted back into an otherwise empty read-only tmpfs (homes_linux.go):
 //     credentials live under names no list foresees;
+//   - reads the workspace's own protected files (.env, keys, .npmrc: the
+//     file tools' list) as empty, found by a bounded walk
+//     (wssecrets_linux.go);
 //   - sees only an allowlist of environment variables ([AutoRunEnv]).
 //
 // Where the auto-run profile cannot be built (no namespaces: unprivileged
