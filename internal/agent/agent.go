@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -244,10 +245,24 @@ func (a *Agent) runTools(ctx context.Context, calls []chat.Block) chat.Message {
 func (a *Agent) runOne(ctx context.Context, c chat.Block) chat.Block {
 	start := time.Now()
 	a.emit(event.Event{Type: event.ToolStart, CallID: c.ID, Tool: c.Name, Class: a.classOf(c.Name)})
-	res := a.execute(ctx, c)
+	res := a.executeGuarded(ctx, c)
 	a.emit(event.Event{Type: event.ToolEnd, CallID: c.ID, Tool: c.Name, DurationMS: time.Since(start).Milliseconds(), IsError: res.IsError})
 	a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError})
 	return chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: res.Content, IsError: res.IsError}
+}
+
+// executeGuarded runs a call and turns a panic inside it into a tool
+// error: the call runs on its own goroutine, where a panic would end wisp
+// without stopping the processes of the other calls or recording any
+// result; this way the session keeps its record and the model is told.
+func (a *Agent) executeGuarded(ctx context.Context, c chat.Block) (res tool.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = tool.Errorf("%s failed inside wisp (%v); the call may have partly run", c.Name, p)
+			a.emit(event.Event{Type: event.Error, CallID: c.ID, Tool: c.Name, Error: fmt.Sprintf("tool %s panicked: %v\n%s", c.Name, p, debug.Stack())})
+		}
+	}()
+	return a.execute(ctx, c)
 }
 
 func (a *Agent) execute(ctx context.Context, c chat.Block) tool.Result {

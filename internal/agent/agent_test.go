@@ -58,6 +58,9 @@ func (e *echoTool) Spec() tool.Spec {
 }
 
 func (e *echoTool) Run(ctx context.Context, env *tool.Env, args json.RawMessage) (tool.Result, error) {
+	if e.name == "boom" {
+		panic("boom")
+	}
 	n := e.running.Add(1)
 	defer e.running.Add(-1)
 	for {
@@ -136,6 +139,13 @@ func TestLoop(t *testing.T) {
 			wantResults: []string{"change:{}"},
 		},
 		{
+			name:        "a tool that panics is an error result",
+			turns:       []chat.Message{answer(call("c1", "boom", `{}`), call("c2", "look", `{}`)), answer(text("ok"))},
+			maxIters:    -1,
+			wantFinal:   "ok",
+			wantResults: []string{"error: boom failed inside wisp (boom)", "look:{}"},
+		},
+		{
 			name:     "iteration fuse",
 			turns:    []chat.Message{answer(call("c1", "look", `{}`)), answer(call("c2", "look", `{}`)), answer(text("never"))},
 			maxIters: 1,
@@ -156,7 +166,7 @@ func TestLoop(t *testing.T) {
 			sink := func(e event.Event) { mu.Lock(); events = append(events, e); mu.Unlock() }
 			a := New(Options{
 				Provider:          p,
-				Tools:             tool.NewRegistry(&echoTool{name: "look", class: tool.Read}, &echoTool{name: "change", class: tool.Mutating}),
+				Tools:             tool.NewRegistry(&echoTool{name: "look", class: tool.Read}, &echoTool{name: "change", class: tool.Mutating}, &echoTool{name: "boom", class: tool.Read}),
 				Gate:              gate.New(gate.Options{Approver: tc.approver, Sink: sink}),
 				MaxToolIterations: tc.maxIters,
 				Sink:              sink,
