@@ -137,9 +137,11 @@ type Options struct {
 
 // Gate runs tool calls.
 type Gate struct {
-	opts    Options
-	support sandbox.Support
-	mu      sync.Mutex
+	opts Options
+	// support is set once, by sandboxSupport.
+	support     sandbox.Support
+	supportOnce sync.Once
+	mu          sync.Mutex
 	// session is set once the transcript exists.
 	session string
 	// failed is why command and mutating calls are refused; "" while
@@ -162,15 +164,23 @@ func New(opts Options) *Gate {
 		opts.Classifier = shell.NewCache(shell.DefaultCacheSize)
 	}
 	g := &Gate{opts: opts, session: opts.Session}
-	// The probe runs a trial of the sandbox helper; without the sandbox
-	// its answer would change nothing, so it is not asked.
-	switch {
-	case opts.Support != nil:
-		g.support = *opts.Support
-	case opts.Sandboxed:
-		g.support = sandbox.Probe()
-	}
 	return g
+}
+
+// sandboxSupport is what the sandbox can do here. The probe runs a trial
+// of the sandbox helper, so it is asked on first need (the first command,
+// or inspect), never at start: a run that runs no command pays nothing.
+// Without the sandbox its answer would change nothing, so it is not asked.
+func (g *Gate) sandboxSupport() sandbox.Support {
+	g.supportOnce.Do(func() {
+		switch {
+		case g.opts.Support != nil:
+			g.support = *g.opts.Support
+		case g.opts.Sandboxed:
+			g.support = sandbox.Probe()
+		}
+	})
+	return g.support
 }
 
 // FailClosed puts the gate in its refusing state: from now on every
@@ -354,8 +364,8 @@ func (g *Gate) autoRunBlocked() string {
 		return "the sandbox is disabled (sandbox.enabled: false)"
 	case !g.opts.Sandboxed:
 		return "Landlock is not available on this system"
-	case !g.support.AutoRun:
-		why := g.support.AutoRunWhy
+	case !g.sandboxSupport().AutoRun:
+		why := g.sandboxSupport().AutoRunWhy
 		if why == "" {
 			why = "the sandbox cannot build it here"
 		}
@@ -382,13 +392,13 @@ func (g *Gate) SandboxStatus() string {
 		b.WriteString("approved profile: sandboxed, without the network (sandbox.allowNetwork: false)\n")
 	}
 	if g.opts.Sandboxed {
-		containment := g.support.Containment
+		containment := g.sandboxSupport().Containment
 		if containment == "" {
 			containment = "unknown"
 		}
 		fmt.Fprintf(&b, "containment: %s", containment)
-		if g.support.PidsMax > 0 {
-			fmt.Fprintf(&b, ", at most %d processes per command", g.support.PidsMax)
+		if g.sandboxSupport().PidsMax > 0 {
+			fmt.Fprintf(&b, ", at most %d processes per command", g.sandboxSupport().PidsMax)
 		}
 		b.WriteByte('\n')
 	}
@@ -635,7 +645,7 @@ func (g *Gate) commandOutcome(cl *callLog, line string, res *tool.Result, restor
 	}
 	containment := ""
 	if g.opts.Sandboxed {
-		containment = g.support.Containment
+		containment = g.sandboxSupport().Containment
 	}
 	cl.add(audit.CommandOutcome{
 		Line: line, ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut, Truncated: o.Truncated,

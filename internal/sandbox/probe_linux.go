@@ -87,7 +87,9 @@ func probe() Support {
 func trial(self string, userNS bool) (probeReport, error) {
 	var rep probeReport
 	tmp := os.TempDir()
-	cfg := Config{Enabled: true, AutoRun: true, Workdir: tmp, TempDir: tmp, WispHome: filepath.Join(tmp, "wisp-sandbox-probe")}
+	// No workspace: the trial runs nothing, and the auto-run profile
+	// would walk a workspace for its protected files.
+	cfg := Config{Enabled: true, AutoRun: true, TempDir: tmp, WispHome: filepath.Join(tmp, "wisp-sandbox-probe")}
 	if home := os.Getenv("WISP_HOME"); home != "" {
 		cfg.WispHome = absClean(home)
 	}
