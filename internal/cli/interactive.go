@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/trust"
 	"os"
 	"os/signal"
@@ -26,13 +27,13 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 	signal.Notify(sigs, endSignals()...)
 	defer signal.Stop(sigs)
 
-	// Model and tool text goes through the screen's filter (sanitize.go);
+	// Model and tool text goes through the screen's filter (package frontend);
 	// the question and the prompt start from the state it settles to.
-	scr := newScreen(out, rt.sys.StdoutTTY)
-	rt.approver = terminalApprover(lines, out, scr.settle)
-	rt.frontend = lineFrontend(scr, errw)
+	scr := frontend.NewScreen(out, rt.sys.StdoutTTY)
+	rt.approver = terminalApprover(lines, out, scr.Settle)
+	rt.frontend = frontend.LineMode(scr, errw)
 
-	fmt.Fprintf(out, "wisp %s · %s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", Version, termLine(rt.choice.Name+"/"+rt.choice.Model, 200), termtext.Clean(rt.sys.Workdir))
+	fmt.Fprintf(out, "wisp %s · %s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", Version, frontend.TermLine(rt.choice.Name+"/"+rt.choice.Model, 200), termtext.Clean(rt.sys.Workdir))
 	if rt.session != nil {
 		fmt.Fprintf(out, "session %s\n", rt.session.ID())
 	}
@@ -86,7 +87,7 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 		if err := rt.turn(ctx, pending, sigs); err != nil {
 			return err
 		}
-		scr.settle()
+		scr.Settle()
 		if rt.transcriptBroken() {
 			// The warning is out; the session ends with this turn.
 			return nil
@@ -171,19 +172,4 @@ func (rt *runtime) initAgentsMD() string {
 		note = " (this project is not trusted, so wisp will not read it until you run: wisp trust allow)"
 	}
 	return fmt.Sprintf("wrote %s: fill it in; wisp reads it at the start of every session%s", path, note)
-}
-
-// resultSummary is one line about a tool result for the person watching:
-// its first line and how long it is. The model gets the whole result.
-func resultSummary(r string) string {
-	r = strings.TrimRight(r, "\n")
-	if r == "" {
-		return "(empty)"
-	}
-	lines := strings.Count(r, "\n") + 1
-	head, _, _ := strings.Cut(r, "\n")
-	if lines == 1 {
-		return oneLine(head, 100)
-	}
-	return fmt.Sprintf("%s … (%d lines)", oneLine(head, 80), lines)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/agent"
+	"github.com/wisp-agent/wisp/internal/frontend"
 )
 
 // printMode answers one prompt. Text mode puts only the final answer on
@@ -18,9 +19,9 @@ func (rt *runtime) printMode(ctx context.Context, prompt string) error {
 	ctx, ended := onEndSignal(ctx)
 	defer ended()
 	if rt.opts.Mode == "json" {
-		rt.frontend = jsonLines(rt.sys.Stdout)
+		rt.frontend = frontend.JSONLines(rt.sys.Stdout)
 	} else {
-		rt.frontend = progressLines(rt.sys.Stderr)
+		rt.frontend = frontend.Progress(rt.sys.Stderr)
 	}
 	final, err := rt.agent.Run(ctx, prompt)
 	cancelled := ctx.Err() != nil // before ended(), which cancels ctx
@@ -33,7 +34,7 @@ func (rt *runtime) printMode(ctx context.Context, prompt string) error {
 	if err != nil {
 		if errors.Is(err, agent.ErrMaxIterations) && rt.opts.Mode != "json" {
 			if text := strings.TrimSpace(final.TextOf()); text != "" {
-				writeAnswer(rt.sys.Stdout, rt.sys.StdoutTTY, text)
+				frontend.WriteAnswer(rt.sys.Stdout, rt.sys.StdoutTTY, text)
 			}
 		}
 		// The frontend has already shown provider errors as events.
@@ -41,7 +42,7 @@ func (rt *runtime) printMode(ctx context.Context, prompt string) error {
 	}
 	if rt.opts.Mode != "json" {
 		if text := strings.TrimSpace(final.TextOf()); text != "" {
-			writeAnswer(rt.sys.Stdout, rt.sys.StdoutTTY, text)
+			frontend.WriteAnswer(rt.sys.Stdout, rt.sys.StdoutTTY, text)
 		}
 	}
 	// The gate refused tools because the audit could not be written (an
@@ -50,14 +51,4 @@ func (rt *runtime) printMode(ctx context.Context, prompt string) error {
 		return fmt.Errorf("%w: %s", errReported, why)
 	}
 	return nil
-}
-
-// oneLine squeezes text onto one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/session"
 )
 
@@ -32,7 +33,7 @@ func cmdSessions(o Options, sys IO) error {
 	fmt.Fprintln(tw, "ID\tSTARTED\tMESSAGES\tSTATE\tFIRST PROMPT")
 	var damaged []session.Summary
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, state(s), session.Escape(oneLine(s.FirstPrompt, 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, state(s), session.Escape(frontend.OneLine(s.FirstPrompt, 60)))
 		if s.Damaged != "" {
 			damaged = append(damaged, s)
 		}

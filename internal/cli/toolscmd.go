@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/frontend"
 	"io"
 	"path/filepath"
 	"text/tabwriter"
@@ -56,14 +57,14 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 	}
 	if !sys.StdoutTTY {
 		for _, in := range infos {
-			fmt.Fprintf(sys.Stdout, "%s\t%s\n", in.Name, oneLine(in.Description, 1000))
+			fmt.Fprintf(sys.Stdout, "%s\t%s\n", in.Name, frontend.OneLine(in.Description, 1000))
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(sys.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tCLASS\tSOURCE\tDESCRIPTION")
 	for _, in := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, in.Class, in.Source, oneLine(in.Description, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, in.Class, in.Source, frontend.OneLine(in.Description, 80))
 	}
 	return tw.Flush()
 }
