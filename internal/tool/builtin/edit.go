@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filetext"
 )
 
 //go:embed edit.md
@@ -64,12 +66,12 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	space, err := openFileSpace(env)
+	space, err := filespace.Open(env)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer space.Close()
-	rel, msg := space.resolve(a.Path)
+	rel, msg := space.Resolve(a.Path)
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
@@ -103,8 +105,8 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if _, err := space.replaceFile(rel, []byte(out), &read); err != nil {
-		return tool.Errorf("%s", replaceMessage(a.Path, err)), nil
+	if _, err := space.ReplaceFile(rel, []byte(out), &read); err != nil {
+		return tool.Errorf("%s", filespace.ReplaceMessage(a.Path, err)), nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "edited %s (%s)\n%s", rel, plural(len(edits), "replacement", "replacements"), unifiedDiff(rel, text, edits))
@@ -117,40 +119,40 @@ func (editTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 // readForEdit reads the text file rel whole and says what it was, for the
 // check just before writing. A file that changes while it is read is
 // refused the same way as one that changes later.
-func readForEdit(space *fileSpace, rel, display string) ([]byte, fileState, string) {
-	fi, err := space.stat(rel)
+func readForEdit(space *filespace.Space, rel, display string) ([]byte, filespace.State, string) {
+	fi, err := space.Stat(rel)
 	switch {
 	case err != nil:
-		return nil, fileState{}, statMessage(display, err)
+		return nil, filespace.State{}, statMessage(display, err)
 	case fi.IsDir():
-		return nil, fileState{}, fmt.Sprintf("%s is a folder, not a file", display)
+		return nil, filespace.State{}, fmt.Sprintf("%s is a folder, not a file", display)
 	case !fi.Mode().IsRegular():
-		return nil, fileState{}, fmt.Sprintf("%s is not a regular file", display)
+		return nil, filespace.State{}, fmt.Sprintf("%s is not a regular file", display)
 	case fi.Size() > editMaxBytes:
-		return nil, fileState{}, fmt.Sprintf("%s is %d bytes; edit handles files up to %d bytes", display, fi.Size(), editMaxBytes)
+		return nil, filespace.State{}, fmt.Sprintf("%s is %d bytes; edit handles files up to %d bytes", display, fi.Size(), editMaxBytes)
 	}
-	f, err := space.openRegular(rel)
+	f, err := space.OpenRegular(rel)
 	if err != nil {
-		return nil, fileState{}, statMessage(display, err)
+		return nil, filespace.State{}, statMessage(display, err)
 	}
 	defer f.Close()
 	before, err := f.Stat()
 	if err != nil {
-		return nil, fileState{}, statMessage(display, err)
+		return nil, filespace.State{}, statMessage(display, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
 	if err != nil {
-		return nil, fileState{}, statMessage(display, err)
+		return nil, filespace.State{}, statMessage(display, err)
 	}
-	read := stateOf(before).withContent(data)
-	if after, err := f.Stat(); err != nil || !read.sameFile(after) || int64(len(data)) != read.size {
-		return nil, fileState{}, replaceMessage(display, errChanged)
+	read := filespace.StateOf(before).WithContent(data)
+	if after, err := f.Stat(); err != nil || !read.SameFile(after) || int64(len(data)) != read.Size() {
+		return nil, filespace.State{}, filespace.ReplaceMessage(display, filespace.ErrChanged)
 	}
 	if len(data) > editMaxBytes {
-		return nil, fileState{}, fmt.Sprintf("%s is %d bytes; edit handles files up to %d bytes", display, len(data), editMaxBytes)
+		return nil, filespace.State{}, fmt.Sprintf("%s is %d bytes; edit handles files up to %d bytes", display, len(data), editMaxBytes)
 	}
-	if reason := binaryReason(data, len(data) <= binarySample); reason != "" {
-		return nil, fileState{}, fmt.Sprintf("%s looks like a binary file (%s); edit changes text only", display, reason)
+	if reason := filetext.BinaryReason(data, len(data) <= filetext.BinarySample); reason != "" {
+		return nil, filespace.State{}, fmt.Sprintf("%s looks like a binary file (%s); edit changes text only", display, reason)
 	}
 	return data, read, ""
 }
@@ -327,7 +329,7 @@ func nearestLines(text, old string) string {
 	}
 	b.WriteString(":\n")
 	for j := range m {
-		line, _ := cutRunes([]byte(fileLines[best+j]), 300)
+		line, _ := filetext.CutRunes([]byte(fileLines[best+j]), 300)
 		fmt.Fprintf(&b, "%6d\t%s\n", best+j+1, line)
 	}
 	b.WriteString("Copy old_text exactly as the file has it, without the line numbers.")

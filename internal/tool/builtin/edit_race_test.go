@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
 )
 
 // TestEditConcurrentAppender runs edits in a loop while another writer
@@ -159,7 +161,7 @@ func TestReplaceFileRefusesChange(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root, env := fileWorkspace(t, map[string]string{"f.txt": "one\ntwo\n"})
-			space, err := openFileSpace(env)
+			space, err := filespace.Open(env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,8 +173,8 @@ func TestReplaceFileRefusesChange(t *testing.T) {
 			path := filepath.Join(root, "f.txt")
 			tc.change(t, path)
 			before, _ := os.ReadFile(path)
-			_, err = space.replaceFile("f.txt", append(data, "three\n"...), &read)
-			if got := replaceMessage("f.txt", err); got != "f.txt changed since it was read; read it again" {
+			_, err = space.ReplaceFile("f.txt", append(data, "three\n"...), &read)
+			if got := filespace.ReplaceMessage("f.txt", err); got != "f.txt changed since it was read; read it again" {
 				t.Fatalf("replaceFile: %v (%s)", err, got)
 			}
 			after, _ := os.ReadFile(path)
@@ -245,8 +247,8 @@ func TestFileToolsKeepHardLinks(t *testing.T) {
 			}
 			fa, _ := os.Stat(a)
 			fb, _ := os.Stat(b)
-			if !os.SameFile(fa, fb) || linkCount(fa) != 2 {
-				t.Fatalf("the link was broken (same file %v, %d links)", os.SameFile(fa, fb), linkCount(fa))
+			if !os.SameFile(fa, fb) || filespace.LinkCount(fa) != 2 {
+				t.Fatalf("the link was broken (same file %v, %d links)", os.SameFile(fa, fb), filespace.LinkCount(fa))
 			}
 		})
 	}

@@ -3,9 +3,7 @@
 package builtin
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,143 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
 	"github.com/wisp-agent/wisp/internal/workspace"
+	"golang.org/x/sys/unix"
 )
-
-// openModes are the two ways fileutil_linux.go opens a path: openat2, and
-// the one-name-at-a-time openat walk used where openat2 is missing.
-var openModes = []struct {
-	name   string
-	byName bool
-}{
-	{"openat2", false},
-	{"by name", true},
-}
-
-func spaceFor(t *testing.T, env *tool.Env, byName bool) *fileSpace {
-	t.Helper()
-	s, err := openFileSpace(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	s.at.byName = byName
-	return s
-}
-
-// TestSpaceOpenRefusesSymlinks calls the confined opens with paths that
-// hold a symlink, as a path resolved before a swap would: every one must
-// fail with errSwapped and change nothing.
-func TestSpaceOpenRefusesSymlinks(t *testing.T) {
-	files := map[string]string{
-		"safe/hooks/pre-commit": "safe\n",
-		".git/hooks/pre-commit": "SECRET\n",
-		"lnk":                   "->.git",
-		"out":                   "->../outside",
-		"alias":                 "->safe/hooks/pre-commit",
-	}
-	tests := []struct {
-		name string
-		run  func(s *fileSpace) error
-	}{
-		{"stat through a folder link", func(s *fileSpace) error { _, err := s.stat("lnk/hooks/pre-commit"); return err }},
-		{"stat of a link", func(s *fileSpace) error { _, err := s.stat("alias"); return err }},
-		{"stat of a folder link", func(s *fileSpace) error { _, err := s.stat("lnk"); return err }},
-		{"read through a folder link", func(s *fileSpace) error { _, err := s.openRegular("lnk/hooks/pre-commit"); return err }},
-		{"read through a link out", func(s *fileSpace) error { _, err := s.openRegular("out/secret.txt"); return err }},
-		{"read a link", func(s *fileSpace) error { _, err := s.openRegular("alias"); return err }},
-		{"list through a link", func(s *fileSpace) error { _, err := s.openDir("lnk/hooks"); return err }},
-		{"walk from a link", func(s *fileSpace) error { _, err := s.openWalkDir("lnk"); return err }},
-		{"ignore file through a link", func(s *fileSpace) error { _, err := s.readFile("lnk/hooks/pre-commit", 100); return err }},
-		{"write through a folder link", func(s *fileSpace) error {
-			_, err := s.replaceFile("lnk/hooks/pre-commit", []byte("pwned"), nil)
-			return err
-		}},
-		{"write a new file through a link out", func(s *fileSpace) error { _, err := s.replaceFile("out/new.txt", []byte("pwned"), nil); return err }},
-		{"write over a link", func(s *fileSpace) error { _, err := s.replaceFile("alias", []byte("pwned"), nil); return err }},
-		{"make folders through a link", func(s *fileSpace) error { _, err := s.replaceFile("lnk/hooks/x/y/z", []byte("pwned"), nil); return err }},
-		{"make folders one by one through a link", func(s *fileSpace) error { return mkdirAllErr(s, "lnk/hooks/new") }},
-		{"make folders one by one up dot-dot", func(s *fileSpace) error { return mkdirAllErr(s, "safe/../.git/hooks/new") }},
-	}
-	for _, mode := range openModes {
-		for _, tc := range tests {
-			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
-				root, env := fileWorkspace(t, files)
-				before := treeSnapshot(t, filepath.Dir(root))
-				err := tc.run(spaceFor(t, env, mode.byName))
-				if !errors.Is(err, errSwapped) {
-					t.Fatalf("err = %v, want errSwapped", err)
-				}
-				if after := treeSnapshot(t, filepath.Dir(root)); !slices.Equal(before, after) {
-					t.Fatalf("the tree changed:\nbefore %q\nafter  %q", before, after)
-				}
-			})
-		}
-	}
-}
-
-func mkdirAllErr(s *fileSpace, rel string) error {
-	fd, err := s.at.mkdirAll(rel)
-	if err == nil {
-		unix.Close(fd)
-	}
-	return err
-}
-
-// TestSpaceOpenPlainPaths checks the same opens on ordinary paths, in
-// both modes.
-func TestSpaceOpenPlainPaths(t *testing.T) {
-	for _, mode := range openModes {
-		t.Run(mode.name, func(t *testing.T) {
-			root, env := fileWorkspace(t, map[string]string{"d/f.txt": "hello\n", "e/": ""})
-			s := spaceFor(t, env, mode.byName)
-			if fi, err := s.stat("."); err != nil || !fi.IsDir() {
-				t.Fatalf("stat .: %v %v", fi, err)
-			}
-			if fi, err := s.stat("d/f.txt"); err != nil || fi.Size() != 6 || fi.Name() != "f.txt" {
-				t.Fatalf("stat d/f.txt: %v %v", fi, err)
-			}
-			if _, err := s.stat("d/missing"); !errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("stat d/missing: %v", err)
-			}
-			if data, err := s.readFile("d/f.txt", 100); err != nil || string(data) != "hello\n" {
-				t.Fatalf("readFile: %q %v", data, err)
-			}
-			if _, err := s.readFile("d/f.txt", 3); !errors.Is(err, errTooBig) {
-				t.Fatalf("readFile over max: %v", err)
-			}
-			if _, err := s.openRegular("d"); !errors.Is(err, errNotRegular) {
-				t.Fatalf("openRegular of a folder: %v", err)
-			}
-			created, err := s.replaceFile("e/x/y/new.txt", []byte("new"), nil)
-			if err != nil || !created {
-				t.Fatalf("write new: %v %v", created, err)
-			}
-			created, err = s.replaceFile("d/f.txt", []byte("over"), nil)
-			if err != nil || created {
-				t.Fatalf("overwrite: %v %v", created, err)
-			}
-			if got := readBack(t, root, "e/x/y/new.txt") + readBack(t, root, "d/f.txt"); got != "newover" {
-				t.Fatalf("files hold %q", got)
-			}
-			if _, err := s.replaceFile("d/f.txt/g", []byte("x"), nil); err == nil {
-				t.Fatal("wrote below a file")
-			}
-			f, err := s.openDir("d")
-			if err != nil {
-				t.Fatal(err)
-			}
-			names, err := f.Readdirnames(-1)
-			f.Close()
-			if err != nil || !slices.Equal(names, []string{"f.txt"}) {
-				t.Fatalf("folder d holds %v (%v)", names, err)
-			}
-		})
-	}
-}
 
 // TestFileToolsSwapRace runs the file tools on safe/hooks/pre-commit while
 // a goroutine keeps exchanging the folder safe with a symlink into a
@@ -164,11 +30,9 @@ func TestFileToolsSwapRace(t *testing.T) {
 	tests := []struct {
 		name   string
 		target string // the link's target, relative to the workspace
-		byName bool   // drive the openat fallback instead of the tools
 	}{
 		{name: "into .git", target: ".git"},
 		{name: "out of the workspace", target: "../outside"},
-		{name: "into .git, by name", target: ".git", byName: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,12 +54,7 @@ func TestFileToolsSwapRace(t *testing.T) {
 			}
 			before := treeSnapshot(t, target)
 
-			var ops []func(i int) string
-			if tc.byName {
-				ops = spaceOps(t, env)
-			} else {
-				ops = toolOps(t, env)
-			}
+			ops := toolOps(t, env)
 			var (
 				stop, leaked atomic.Bool
 				swaps        atomic.Int64
@@ -221,7 +80,7 @@ func TestFileToolsSwapRace(t *testing.T) {
 							leaked.Store(true)
 							t.Errorf("a call showed the target: %q", out)
 						}
-						if strings.Contains(out, errSwapped.Error()) {
+						if strings.Contains(out, filespace.ErrSwapped.Error()) {
 							refused.Add(1)
 						}
 					}
@@ -267,64 +126,6 @@ func toolOps(t *testing.T, env *tool.Env) []func(i int) string {
 		func(int) string { return run(Grep(), `{"pattern":"SECRET|pwned","path":"safe/hooks"}`) },
 		func(int) string { return run(Ls(), `{"path":"safe/hooks"}`) },
 		func(int) string { return run(Find(), `{"pattern":"*","path":"safe"}`) },
-	}
-}
-
-// spaceOps are the race test's calls on a fileSpace walking by name.
-func spaceOps(t *testing.T, env *tool.Env) []func(i int) string {
-	with := func(p string, f func(s *fileSpace, rel string) string) string {
-		s := spaceFor(t, env, true)
-		rel, msg := s.resolve(p)
-		if msg != "" {
-			return msg
-		}
-		return f(s, rel)
-	}
-	errText := func(err error) string {
-		if err != nil {
-			return err.Error()
-		}
-		return ""
-	}
-	return []func(i int) string{
-		func(int) string {
-			return with("safe/hooks/pre-commit", func(s *fileSpace, rel string) string {
-				_, err := s.replaceFile(rel, []byte("pwned\n"), nil)
-				return errText(err)
-			})
-		},
-		func(i int) string {
-			return with(fmt.Sprintf("safe/hooks/n%d/m/new.txt", i), func(s *fileSpace, rel string) string {
-				_, err := s.replaceFile(rel, []byte("pwned\n"), nil)
-				return errText(err)
-			})
-		},
-		func(int) string {
-			return with("safe/hooks/pre-commit", func(s *fileSpace, rel string) string {
-				f, err := s.openRegular(rel)
-				if err != nil {
-					return err.Error()
-				}
-				defer f.Close()
-				data, _ := io.ReadAll(f)
-				return string(data)
-			})
-		},
-		func(int) string {
-			return with("safe/hooks", func(s *fileSpace, rel string) string {
-				h, err := s.openWalkDir(rel)
-				if err != nil {
-					return err.Error()
-				}
-				defer h.close()
-				entries, _ := h.list()
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				return strings.Join(names, " ")
-			})
-		},
 	}
 }
 

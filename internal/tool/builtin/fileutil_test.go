@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
 )
 
 // fileWorkspace builds a workspace in a temp folder next to a folder
@@ -206,39 +207,15 @@ func TestFileToolArgs(t *testing.T) {
 	}
 }
 
-func TestBinaryReason(t *testing.T) {
-	long := strings.Repeat("a", binarySample-1) + "é" // é cut by the sample end
-	tests := []struct {
-		name  string
-		data  string
-		whole bool
-		want  string
-	}{
-		{"text", "hello\n", true, ""},
-		{"unicode", "héllo wörld ✓\n", true, ""},
-		{"nul", "abc\x00def", true, "it contains NUL bytes"},
-		{"latin1", "caf\xe9\n", true, "it is not valid UTF-8"},
-		{"rune cut by sample end", long + strings.Repeat("b", 10), false, ""},
-		{"truncated rune at true end", "abc\xc3", true, "it is not valid UTF-8"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := binaryReason([]byte(tc.data), tc.whole); got != tc.want {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestWriteFileAtomicLeavesNoTemp(t *testing.T) {
 	root, env := fileWorkspace(t, map[string]string{"d/f.txt": "old"})
-	space, err := openFileSpace(env)
+	space, err := filespace.Open(env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer space.Close()
 	for i := range 3 {
-		if _, err := space.replaceFile("d/f.txt", []byte(strings.Repeat("x", i)), nil); err != nil {
+		if _, err := space.ReplaceFile("d/f.txt", []byte(strings.Repeat("x", i)), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
 )
 
 //go:embed find.md
@@ -55,11 +56,11 @@ func newPathGlob(pattern, start string) (pathGlob, string) {
 	return pathGlob{pattern: pattern, anchored: strings.Contains(pattern, "/"), start: start}, ""
 }
 
-func (g pathGlob) match(e walkEntry) bool {
+func (g pathGlob) match(e filespace.Entry) bool {
 	if !g.anchored {
-		return doublestar.MatchUnvalidated(g.pattern, e.name)
+		return doublestar.MatchUnvalidated(g.pattern, e.Name)
 	}
-	sub := e.rel
+	sub := e.Rel
 	if g.start != "" {
 		sub = strings.TrimPrefix(sub, g.start+"/")
 	}
@@ -80,16 +81,16 @@ func (findTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	space, err := openFileSpace(env)
+	space, err := filespace.Open(env)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer space.Close()
-	rel, msg := space.resolve(a.Path)
+	rel, msg := space.Resolve(a.Path)
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.stat(rel)
+	fi, err := space.Stat(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
@@ -104,30 +105,30 @@ func (findTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	// One worker walks in name order, so a capped result is the same
 	// first 1000 every time.
 	var found []string
-	w := &walker{space: space, workers: 1}
-	w.entry = func(e walkEntry) bool {
+	w := &filespace.Walker{Space: space, Workers: 1}
+	w.OnEntry = func(e filespace.Entry) bool {
 		if glob.match(e) {
-			name := e.rel
-			if e.typ.IsDir() {
+			name := e.Rel
+			if e.Type.IsDir() {
 				name += "/"
-			} else if e.typ&fs.ModeSymlink != 0 {
+			} else if e.Type&fs.ModeSymlink != 0 {
 				name += "@"
 			}
 			found = append(found, name)
 			if len(found) > findMaxResults {
-				w.halt()
+				w.Halt()
 			}
 		}
 		return true
 	}
-	if err := w.walk(ctx, rel); err != nil {
+	if err := w.Walk(ctx, rel); err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
 	if len(found) == 0 {
-		return tool.Result{Content: fmt.Sprintf("no matches for %s under %s\n", a.Pattern, displayPath(rel))}, nil
+		return tool.Result{Content: fmt.Sprintf("no matches for %s under %s\n", a.Pattern, filespace.DisplayPath(rel))}, nil
 	}
 	capped := len(found) > findMaxResults
 	if capped {
@@ -142,7 +143,7 @@ func (findTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if capped {
 		fmt.Fprintf(&b, "[results capped at %d; narrow the pattern or path]\n", findMaxResults)
 	}
-	if n := w.unreadable.Load(); n > 0 {
+	if n := w.Unreadable.Load(); n > 0 {
 		fmt.Fprintf(&b, "[%s could not be read]\n", plural(int(n), "folder", "folders"))
 	}
 	return tool.Result{Content: b.String()}, nil

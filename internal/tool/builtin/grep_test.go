@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/grepsearch"
 )
 
 func TestGrep(t *testing.T) {
@@ -81,7 +82,7 @@ func TestGrep(t *testing.T) {
 		}},
 		{name: "missing path", args: `{"pattern":"x","path":"nope"}`, want: "error: no such file or folder: nope"},
 		{name: "output bound", args: `{"pattern":"hit","path":"wide","context":10}`, check: func(t *testing.T, got string) {
-			if len(got) > grepMaxOutput+2000 || !strings.Contains(got, "[output cut at 50 KB; narrow the pattern, path or glob, or use less context]\n") {
+			if len(got) > grepsearch.MaxOutput+2000 || !strings.Contains(got, "[output cut at 50 KB; narrow the pattern, path or glob, or use less context]\n") {
 				t.Fatalf("%d bytes, tail %q", len(got), got[len(got)-200:])
 			}
 		}},
@@ -171,76 +172,6 @@ func sortedCopy(s []string) []string {
 		}
 	}
 	return out
-}
-
-func TestRequiredLiteral(t *testing.T) {
-	tests := []struct {
-		pattern    string
-		ignoreCase bool
-		lit, fold  string
-		pure       bool
-	}{
-		{pattern: "func NewReader", lit: "func NewReader", pure: true},
-		{pattern: `func \w+Reader\(`, lit: "Reader("},
-		{pattern: "newreader", ignoreCase: true, fold: "newreader"},
-		{pattern: "(?i)func newreadersize", fold: "func newreader"},
-		{pattern: "(?i)123", lit: "123"},
-		{pattern: "foo|bar"},
-		{pattern: `\d+`},
-		{pattern: "(abc)+x", lit: "abc"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.pattern, func(t *testing.T) {
-			m, err := compileGrep(tc.pattern, tc.ignoreCase)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(m.lit) != tc.lit || string(m.fold) != tc.fold || m.pure != tc.pure {
-				t.Fatalf("lit %q fold %q pure %v", m.lit, m.fold, m.pure)
-			}
-			if tc.lit == "" && tc.fold == "" && m.multi == nil {
-				t.Fatal("no literal and no multi-line regexp")
-			}
-		})
-	}
-}
-
-// FuzzGrepMatcher checks the fast path against the plain one: the lines
-// scan reports must be exactly those the regexp matches line by line.
-func FuzzGrepMatcher(f *testing.F) {
-	f.Add("func NewReader", false, "x\nfunc NewReader(r)\n\nfunc newreader\n")
-	f.Add(`func \w+Reader\(`, false, "func TeeReader(r Reader\nfunc Reader(")
-	f.Add("newreader", true, "NEWREADER\nNewReader\r\nnewReadeR")
-	f.Add("(?i)ks", false, "\u212As\nKS\nk\u017f")
-	f.Add("^$", false, "\n\na\n")
-	f.Add("a*", false, "bbb\n")
-	f.Add(`\s+x`, false, "a\n x\n\nx")
-	f.Add("a\nb", false, "a\nb\n")
-	f.Fuzz(func(t *testing.T, pattern string, ignoreCase bool, text string) {
-		m, err := compileGrep(pattern, ignoreCase)
-		if err != nil {
-			return
-		}
-		var got []int
-		data := []byte(text)
-		m.scan(data, func(start, end int) bool {
-			got = append(got, strings.Count(text[:start], "\n")+1)
-			return true
-		})
-		var want []int
-		lines := strings.Split(text, "\n")
-		if strings.HasSuffix(text, "\n") {
-			lines = lines[:len(lines)-1]
-		}
-		for i, l := range lines {
-			if m.re.MatchString(l) {
-				want = append(want, i+1)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("pattern %q (ignore case %v) on %q: scan lines %v, per-line regexp %v", pattern, ignoreCase, text, got, want)
-		}
-	})
 }
 
 // BenchmarkGrepGoroot runs the grep tool over the Go standard library

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
 )
 
 //go:embed ls.md
@@ -43,23 +44,23 @@ func (lsTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	space, err := openFileSpace(env)
+	space, err := filespace.Open(env)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer space.Close()
-	rel, msg := space.resolve(a.Path)
+	rel, msg := space.Resolve(a.Path)
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.stat(rel)
+	fi, err := space.Stat(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
 	if !fi.IsDir() {
 		return tool.Errorf("%s is a file, not a folder; use read to see it", a.Path), nil
 	}
-	f, err := space.openDir(rel)
+	f, err := space.OpenDir(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
@@ -70,14 +71,14 @@ func (lsTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if space.protected(joinRel(rel, e.Name())) {
+		if space.Protected(filespace.JoinRel(rel, e.Name())) {
 			continue
 		}
 		names = append(names, e.Name()+typeMark(e.Type()))
 	}
 	slices.Sort(names)
 	if len(names) == 0 {
-		return tool.Result{Content: fmt.Sprintf("(%s is empty)", displayPath(a.Path))}, nil
+		return tool.Result{Content: fmt.Sprintf("(%s is empty)", filespace.DisplayPath(a.Path))}, nil
 	}
 	var b strings.Builder
 	for _, n := range names[:min(len(names), lsMaxEntries)] {

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filetext"
 )
 
 //go:embed read.md
@@ -66,16 +68,16 @@ func (readTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	space, err := openFileSpace(env)
+	space, err := filespace.Open(env)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer space.Close()
-	rel, msg := space.resolve(a.Path)
+	rel, msg := space.Resolve(a.Path)
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
-	fi, err := space.stat(rel)
+	fi, err := space.Stat(rel)
 	switch {
 	case err != nil:
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
@@ -84,18 +86,18 @@ func (readTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (to
 	case !fi.Mode().IsRegular():
 		return tool.Errorf("%s is not a regular file", a.Path), nil
 	}
-	f, err := space.openRegular(rel)
+	f, err := space.OpenRegular(rel)
 	if err != nil {
 		return tool.Errorf("%s", statMessage(a.Path, err)), nil
 	}
 	defer f.Close()
 
 	br := bufio.NewReaderSize(f, 64<<10)
-	sample, _ := br.Peek(binarySample)
+	sample, _ := br.Peek(filetext.BinarySample)
 	if len(sample) == 0 {
 		return tool.Result{Content: fmt.Sprintf("(%s is empty)", a.Path)}, nil
 	}
-	if reason := binaryReason(sample, len(sample) < binarySample); reason != "" {
+	if reason := filetext.BinaryReason(sample, len(sample) < filetext.BinarySample); reason != "" {
 		return tool.Errorf("%s looks like a binary file (%s); read shows text only", a.Path, reason), nil
 	}
 	return readLines(ctx, br, a, fi.Size())

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filespace"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/filetext"
 )
 
 //go:embed write.md
@@ -44,12 +46,12 @@ func (writeTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (t
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	space, err := openFileSpace(env)
+	space, err := filespace.Open(env)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	defer space.Close()
-	rel, msg := space.resolve(a.Path)
+	rel, msg := space.Resolve(a.Path)
 	if msg != "" {
 		return tool.Errorf("%s", msg), nil
 	}
@@ -57,14 +59,14 @@ func (writeTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (t
 		return tool.Errorf("%s is the workspace folder, not a file", a.Path), nil
 	}
 	data := []byte(*a.Content)
-	created, err := space.replaceFile(rel, data, nil)
+	created, err := space.ReplaceFile(rel, data, nil)
 	if err != nil {
-		return tool.Errorf("%s", replaceMessage(a.Path, err)), nil
+		return tool.Errorf("%s", filespace.ReplaceMessage(a.Path, err)), nil
 	}
 	verb := "overwrote"
 	if created {
 		verb = "created"
 	}
 	return tool.Result{Content: fmt.Sprintf("%s %s (%s, %s)", verb, rel,
-		plural(len(data), "byte", "bytes"), plural(countLines(data), "line", "lines"))}, nil
+		plural(len(data), "byte", "bytes"), plural(filetext.CountLines(data), "line", "lines"))}, nil
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package builtin
+package filespace
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // *os.Root on the workspace root, which keeps every open inside it. It
 // follows a symlink that stays inside the root, so a command swapping a
 // checked folder for a link into .git while a tool runs is not caught
-// here as it is on Linux (fileutil_linux.go).
+// here as it is on Linux (space_linux.go).
 
 // spaceRoot is the workspace root held open for one call.
 type spaceRoot struct{ root *os.Root }
@@ -30,12 +30,12 @@ func openSpaceRoot(real string) (spaceRoot, error) {
 
 func (r *spaceRoot) close() error { return r.root.Close() }
 
-// stat returns what rel is.
-func (s *fileSpace) stat(rel string) (fs.FileInfo, error) { return s.at.root.Stat(rel) }
+// Stat returns what rel is.
+func (s *Space) Stat(rel string) (fs.FileInfo, error) { return s.at.root.Stat(rel) }
 
-// openRegular opens the regular file rel for reading without blocking on
+// OpenRegular opens the regular file rel for reading without blocking on
 // a FIFO that may have taken the place of the file the caller checked.
-func (s *fileSpace) openRegular(rel string) (*os.File, error) {
+func (s *Space) OpenRegular(rel string) (*os.File, error) {
 	f, err := s.at.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -43,26 +43,26 @@ func (s *fileSpace) openRegular(rel string) (*os.File, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		if err == nil {
-			err = errNotRegular
+			err = ErrNotRegular
 		}
 		return nil, err
 	}
 	return f, nil
 }
 
-// openDir opens the folder rel for listing.
-func (s *fileSpace) openDir(rel string) (*os.File, error) { return s.at.root.Open(rel) }
+// OpenDir opens the folder rel for listing.
+func (s *Space) OpenDir(rel string) (*os.File, error) { return s.at.root.Open(rel) }
 
 // openWalkDir opens the folder rel as the start of a walk.
-func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) { return openWalkRoot(s.at.root, rel) }
+func (s *Space) openWalkDir(rel string) (dirHandle, error) { return openWalkRoot(s.at.root, rel) }
 
-// replaceFile writes data as the whole content of rel: by a temporary
+// ReplaceFile writes data as the whole content of rel: by a temporary
 // file renamed over it, or in place for a file with several hard links,
 // after checking that the file is still the one read describes (or, when
 // read is nil, the one this call first found). See the Linux version for
 // the full contract; here the check after the rename is left out, since
 // some systems refuse to rename over a file held open.
-func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (created bool, err error) {
+func (s *Space) ReplaceFile(rel string, data []byte, read *State) (created bool, err error) {
 	root := s.at.root
 	mode := fs.FileMode(0o644)
 	fi, err := root.Lstat(rel)
@@ -70,7 +70,7 @@ func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (creat
 	case err == nil && fi.IsDir():
 		return false, fmt.Errorf("%s is a folder", rel)
 	case err == nil && !fi.Mode().IsRegular():
-		return false, &fs.PathError{Op: "write", Path: rel, Err: errNotRegular}
+		return false, &fs.PathError{Op: "write", Path: rel, Err: ErrNotRegular}
 	case err == nil:
 		mode = fi.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):
@@ -80,15 +80,15 @@ func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (creat
 	}
 	switch {
 	case created && read != nil:
-		return false, errChanged
+		return false, ErrChanged
 	case created:
-	case read != nil && !read.sameFile(fi):
-		return false, errChanged
+	case read != nil && !read.SameFile(fi):
+		return false, ErrChanged
 	case read == nil:
-		found := stateOf(fi)
+		found := StateOf(fi)
 		read = &found
 	}
-	if !created && linkCount(fi) > 1 {
+	if !created && LinkCount(fi) > 1 {
 		return false, s.writeInPlace(rel, data, *read)
 	}
 	dir := path.Dir(rel)
@@ -119,7 +119,7 @@ func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (creat
 
 // writeTemp writes data to a fresh temporary file beside rel, synced and
 // closed, and returns its path relative to the root.
-func (s *fileSpace) writeTemp(rel string, data []byte, mode fs.FileMode) (string, error) {
+func (s *Space) writeTemp(rel string, data []byte, mode fs.FileMode) (string, error) {
 	root := s.at.root
 	name, err := tempName(path.Base(rel))
 	if err != nil {
@@ -148,16 +148,16 @@ func (s *fileSpace) writeTemp(rel string, data []byte, mode fs.FileMode) (string
 
 // checkBeforeRename is the last look at rel before the rename: still
 // absent when it was absent, else still the file want describes.
-func (s *fileSpace) checkBeforeRename(rel string, created bool, want *fileState) error {
+func (s *Space) checkBeforeRename(rel string, created bool, want *State) error {
 	if created {
 		if _, err := s.at.root.Lstat(rel); err == nil {
-			return errChanged
+			return ErrChanged
 		}
 		return nil
 	}
 	f, err := s.at.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return errChanged
+		return ErrChanged
 	}
 	defer f.Close()
 	return checkOpen(f, *want)
@@ -165,10 +165,10 @@ func (s *fileSpace) checkBeforeRename(rel string, created bool, want *fileState)
 
 // writeInPlace rewrites rel through its own inode, for a file with
 // several hard links that a rename would split.
-func (s *fileSpace) writeInPlace(rel string, data []byte, want fileState) error {
+func (s *Space) writeInPlace(rel string, data []byte, want State) error {
 	f, err := s.at.root.OpenFile(rel, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return errChanged
+		return ErrChanged
 	}
 	defer f.Close()
 	if err := checkOpen(f, want); err != nil {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package builtin
+package filespace
 
 import (
 	"errors"
@@ -58,7 +58,7 @@ func (r *spaceRoot) close() error { return unix.Close(r.fd) }
 
 // open opens rel (slash-separated, relative to the root, "." for the root)
 // without following any symlink on the way or at its end. A symlink met
-// gives errSwapped.
+// gives ErrSwapped.
 func (r *spaceRoot) open(rel string, flags int, mode uint32) (int, error) {
 	flags |= unix.O_CLOEXEC
 	if !r.byName {
@@ -87,7 +87,7 @@ func (r *spaceRoot) open(rel string, flags int, mode uint32) (int, error) {
 // escape from the root refused) mean the path changed after it was checked.
 func openError(rel string, err error) error {
 	if err == unix.ELOOP || err == unix.EXDEV {
-		err = errSwapped
+		err = ErrSwapped
 	}
 	return &fs.PathError{Op: "open", Path: rel, Err: err}
 }
@@ -169,8 +169,8 @@ func isSymlinkAt(dirfd int, name string) bool {
 	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
-// stat returns what rel is, without following a symlink.
-func (s *fileSpace) stat(rel string) (fs.FileInfo, error) {
+// Stat returns what rel is, without following a symlink.
+func (s *Space) Stat(rel string) (fs.FileInfo, error) {
 	fd, err := s.at.open(rel, unix.O_PATH, 0)
 	if err != nil {
 		return nil, err
@@ -180,10 +180,10 @@ func (s *fileSpace) stat(rel string) (fs.FileInfo, error) {
 	return f.Stat()
 }
 
-// openRegular opens the regular file rel for reading. O_NONBLOCK: a FIFO
+// OpenRegular opens the regular file rel for reading. O_NONBLOCK: a FIFO
 // that took the place of the file the caller checked must not block the
 // open; it is refused as not regular.
-func (s *fileSpace) openRegular(rel string) (*os.File, error) {
+func (s *Space) OpenRegular(rel string) (*os.File, error) {
 	fd, err := s.at.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
@@ -192,15 +192,15 @@ func (s *fileSpace) openRegular(rel string) (*os.File, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		if err == nil {
-			err = errNotRegular
+			err = ErrNotRegular
 		}
 		return nil, err
 	}
 	return f, nil
 }
 
-// openDir opens the folder rel for listing.
-func (s *fileSpace) openDir(rel string) (*os.File, error) {
+// OpenDir opens the folder rel for listing.
+func (s *Space) OpenDir(rel string) (*os.File, error) {
 	fd, err := s.at.open(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, err
@@ -208,17 +208,17 @@ func (s *fileSpace) openDir(rel string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), rel), nil
 }
 
-// openWalkDir opens the folder rel as the start of a walk (grep_unix.go);
+// openWalkDir opens the folder rel as the start of a walk (walk_unix.go);
 // the walk goes on one name at a time with O_NOFOLLOW.
-func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) {
-	f, err := s.openDir(rel)
+func (s *Space) openWalkDir(rel string) (dirHandle, error) {
+	f, err := s.OpenDir(rel)
 	if err != nil {
 		return nil, err
 	}
 	return &fdDir{f: f, fd: int(f.Fd())}, nil
 }
 
-// replaceFile writes data as the whole content of rel. A file with one
+// ReplaceFile writes data as the whole content of rel. A file with one
 // name is replaced atomically: a temporary file in the same folder is
 // written, synced and renamed over it, so a reader never sees half a
 // file. A file with several names (hard links) is rewritten in place
@@ -228,7 +228,7 @@ func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) {
 //
 // read, when set, is the file as the caller read it. The file must still
 // be that file, with that content, at the last moment before the new
-// content lands, else nothing is written and the error is errChanged.
+// content lands, else nothing is written and the error is ErrChanged.
 // Without read the file must stay as this call first found it (or stay
 // absent). A write that lands on the old copy in the instant between that
 // check and the rename is reported as errChangedWhileSaving.
@@ -236,7 +236,7 @@ func (s *fileSpace) openWalkDir(rel string) (dirHandle, error) {
 // The parent folder is held open and every name is taken relative to it,
 // without following symlinks, so the file can only land in the folder
 // that was checked; the temporary file is removed on any failure.
-func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (created bool, err error) {
+func (s *Space) ReplaceFile(rel string, data []byte, read *State) (created bool, err error) {
 	dir, base := path.Dir(rel), path.Base(rel)
 	dirfd, err := s.at.open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if errors.Is(err, fs.ErrNotExist) && dir != "." && read == nil {
@@ -244,7 +244,7 @@ func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (creat
 	}
 	if err != nil {
 		if read != nil && errors.Is(err, fs.ErrNotExist) {
-			return false, errChanged
+			return false, ErrChanged
 		}
 		return false, err
 	}
@@ -258,18 +258,18 @@ func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (creat
 	mode := uint32(0o644)
 	switch {
 	case created && read != nil:
-		return false, errChanged
+		return false, ErrChanged
 	case created:
-	case read != nil && !read.sameFile(found.info):
+	case read != nil && !read.SameFile(found.info):
 		old.Close()
-		return false, errChanged
+		return false, ErrChanged
 	default:
 		defer old.Close()
 		mode = uint32(found.info.Mode().Perm())
 		if read == nil {
 			read = &found
 		}
-		if linkCount(found.info) > 1 {
+		if LinkCount(found.info) > 1 {
 			return false, writeInPlace(dirfd, base, data, *read)
 		}
 	}
@@ -295,15 +295,15 @@ func (s *fileSpace) replaceFile(rel string, data []byte, read *fileState) (creat
 // openTarget opens the file base in dirfd as an O_PATH handle, which
 // fstat can still query after the name points elsewhere. A missing file
 // gives a nil handle; a symlink, folder or special file is an error.
-func openTarget(dirfd int, rel, base string) (*os.File, fileState, error) {
+func openTarget(dirfd int, rel, base string) (*os.File, State, error) {
 	fd, err := openName(dirfd, base, unix.O_PATH, 0)
 	switch {
 	case err == unix.ENOENT:
-		return nil, fileState{}, nil
+		return nil, State{}, nil
 	case err == unix.ELOOP:
-		return nil, fileState{}, &fs.PathError{Op: "write", Path: rel, Err: errSwapped}
+		return nil, State{}, &fs.PathError{Op: "write", Path: rel, Err: ErrSwapped}
 	case err != nil:
-		return nil, fileState{}, &fs.PathError{Op: "open", Path: rel, Err: err}
+		return nil, State{}, &fs.PathError{Op: "open", Path: rel, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), rel)
 	fi, err := f.Stat()
@@ -312,13 +312,13 @@ func openTarget(dirfd int, rel, base string) (*os.File, fileState, error) {
 	case fi.IsDir():
 		err = fmt.Errorf("%s is a folder", rel)
 	case !fi.Mode().IsRegular():
-		err = &fs.PathError{Op: "write", Path: rel, Err: errNotRegular}
+		err = &fs.PathError{Op: "write", Path: rel, Err: ErrNotRegular}
 	}
 	if err != nil {
 		f.Close()
-		return nil, fileState{}, err
+		return nil, State{}, err
 	}
-	return f, stateOf(fi), nil
+	return f, StateOf(fi), nil
 }
 
 // writeTemp writes data to a fresh temporary file beside base, synced and
@@ -357,12 +357,12 @@ func renameNew(dirfd int, tmp, base string) error {
 	case nil:
 		return nil
 	case unix.EEXIST:
-		return errChanged
+		return ErrChanged
 	case unix.EINVAL, unix.ENOSYS:
 		// The filesystem cannot refuse to replace; check, then rename.
 		var st unix.Stat_t
 		if unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			return errChanged
+			return ErrChanged
 		}
 		err = unix.Renameat(dirfd, tmp, dirfd, base)
 	}
@@ -382,11 +382,11 @@ func renameNew(dirfd int, tmp, base string) error {
 // lease records that it was asked for. That closes the gap a plain check
 // leaves, where a program that opened the file just before the rename
 // writes just after it, into the copy the rename dropped.
-func renameChecked(dirfd int, tmp, base string, old *os.File, want fileState) error {
+func renameChecked(dirfd int, tmp, base string, old *os.File, want State) error {
 	fd, err := openName(dirfd, base, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ELOOP {
-			return errChanged
+			return ErrChanged
 		}
 		return fmt.Errorf("check %s before writing: %w", base, err)
 	}
@@ -400,10 +400,10 @@ func renameChecked(dirfd int, tmp, base string, old *os.File, want fileState) er
 		return err
 	}
 	checked, err := old.Stat()
-	if err != nil || !want.sameFile(checked) || (leased && leaseBroken(fd)) {
+	if err != nil || !want.SameFile(checked) || (leased && leaseBroken(fd)) {
 		// A broken lease: another program is opening the file to write
 		// to it. Refusing now loses nothing.
-		return errChanged
+		return ErrChanged
 	}
 	if err := unix.Renameat(dirfd, tmp, dirfd, base); err != nil {
 		return fmt.Errorf("rename into place: %w", err)
@@ -411,7 +411,7 @@ func renameChecked(dirfd int, tmp, base string, old *os.File, want fileState) er
 	if leased && leaseBroken(fd) {
 		return errChangedWhileSaving
 	}
-	if after, err := old.Stat(); err != nil || !want.sameFile(after) {
+	if after, err := old.Stat(); err != nil || !want.SameFile(after) {
 		return errChangedWhileSaving
 	}
 	if busy {
@@ -451,11 +451,11 @@ func takeReadLease(fd int) (leased, busy bool) {
 // with several hard links that a rename would split. It is not atomic: a
 // crash midway leaves a mix of old and new bytes, which is the price of
 // keeping the links.
-func writeInPlace(dirfd int, base string, data []byte, want fileState) error {
+func writeInPlace(dirfd int, base string, data []byte, want State) error {
 	fd, err := openName(dirfd, base, unix.O_RDWR|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
 		if err == unix.ENOENT || err == unix.ELOOP {
-			return errChanged
+			return ErrChanged
 		}
 		return &fs.PathError{Op: "open", Path: base, Err: err}
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package builtin
+package filespace
 
 import (
 	"io"
@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// Outside Unix the walker (used by grep and find) holds each folder as an
+// Outside Unix the Walker (used by grep and find) holds each folder as an
 // *os.Root, which keeps every open inside it.
 
 type rootDir struct{ root *os.Root }
@@ -33,7 +33,7 @@ func (d *rootDir) list() ([]fs.DirEntry, error) {
 
 func (d *rootDir) close() error { return d.root.Close() }
 
-func (d *rootDir) openDir(name string) (dirHandle, error) {
+func (d *rootDir) OpenDir(name string) (dirHandle, error) {
 	r, err := d.root.OpenRoot(name)
 	if err != nil {
 		return nil, err
@@ -41,13 +41,13 @@ func (d *rootDir) openDir(name string) (dirHandle, error) {
 	return &rootDir{root: r}, nil
 }
 
-func (d *rootDir) readFile(name string, buf *[]byte, max int64) ([]byte, error) {
+func (d *rootDir) ReadFile(name string, buf *[]byte, max int64) ([]byte, error) {
 	fi, err := d.root.Lstat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	f, err := d.root.Open(name)
 	if err != nil {
@@ -59,7 +59,7 @@ func (d *rootDir) readFile(name string, buf *[]byte, max int64) ([]byte, error) 
 	}
 	size := fi.Size()
 	if size > max {
-		return nil, errTooBig
+		return nil, ErrTooBig
 	}
 	if int64(cap(*buf)) < size {
 		*buf = make([]byte, size+size/4)

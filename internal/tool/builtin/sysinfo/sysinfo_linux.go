@@ -1,4 +1,4 @@
-package builtin
+package sysinfo
 
 import (
 	"fmt"
@@ -14,7 +14,9 @@ import (
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
-func sysinfoCollect(topic string, env *tool.Env) ([]string, error) {
+// Collect gathers the rows that answer topic; disk also reports the
+// file system holding env.Workdir.
+func Collect(topic string, env *tool.Env) ([]string, error) {
 	switch topic {
 	case "os":
 		return sysinfoOS()
@@ -246,7 +248,7 @@ func sysinfoDisk(env *tool.Env) ([]string, error) {
 		}
 		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d%%", point, m.fstype, sysinfoSize(size), sysinfoSize(used), sysinfoSize(avail), pct))
 	}
-	return sysinfoTable("MOUNT\tTYPE\tSIZE\tUSED\tAVAIL\tUSE%", rows, sysinfoMaxRows-1), nil
+	return sysinfoTable("MOUNT\tTYPE\tSIZE\tUSED\tAVAIL\tUSE%", rows, MaxRows-1), nil
 }
 
 // sysinfoMountOf finds the mount point holding path: the longest prefix.
@@ -308,7 +310,7 @@ func sysinfoProcesses() ([]string, error) {
 		}
 		return procs[i].pid < procs[j].pid
 	})
-	room := sysinfoMaxRows - 2
+	room := MaxRows - 2
 	var rows []string
 	for _, p := range procs {
 		if len(rows) == room || p.rss == 0 {
@@ -350,7 +352,7 @@ func sysinfoPorts() ([]string, error) {
 		}
 		rows = append(rows, fmt.Sprintf("%d\t%s\t%s", s.addr.Port(), s.addr.Addr(), owner))
 	}
-	return sysinfoTable("PORT\tADDRESS\tPROCESS", rows, sysinfoMaxRows-1), nil
+	return sysinfoTable("PORT\tADDRESS\tPROCESS", rows, MaxRows-1), nil
 }
 
 // sysinfoSocketOwners maps socket inodes to the processes holding them, as

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package builtin
+package sysinfo
 
 import (
 	"fmt"
@@ -9,6 +9,6 @@ import (
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
-func sysinfoCollect(string, *tool.Env) ([]string, error) {
+func Collect(string, *tool.Env) ([]string, error) {
 	return nil, fmt.Errorf("not available on %s", runtime.GOOS)
 }

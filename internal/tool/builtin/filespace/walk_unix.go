@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtin
+package filespace
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// On Unix the walker (used by grep and find) holds each folder as a file
+// On Unix the Walker (used by grep and find) holds each folder as a file
 // descriptor and opens entries with openat(2) relative to it, O_NOFOLLOW
 // and one name at a time, so no open can leave the folder, as with
 // os.Root. Files are read with raw syscalls: an *os.File costs several
@@ -24,7 +24,7 @@ type fdDir struct {
 }
 
 // openWalkRoot opens the folder rel of the workspace through root. Linux
-// starts a walk from an openat2 descriptor instead (fileutil_linux.go).
+// starts a walk from an openat2 descriptor instead (space_linux.go).
 func openWalkRoot(root *os.Root, rel string) (dirHandle, error) {
 	f, err := root.Open(rel)
 	if err != nil {
@@ -45,7 +45,7 @@ func (d *fdDir) list() ([]fs.DirEntry, error) { return d.f.ReadDir(-1) }
 
 func (d *fdDir) close() error { return d.f.Close() }
 
-func (d *fdDir) openDir(name string) (dirHandle, error) {
+func (d *fdDir) OpenDir(name string) (dirHandle, error) {
 	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
@@ -54,10 +54,10 @@ func (d *fdDir) openDir(name string) (dirHandle, error) {
 	return &fdDir{f: f, fd: fd}, nil
 }
 
-// readFile reads the regular file name whole into *buf (grown as needed
-// and kept for the next call). Files over max bytes give errTooBig;
-// anything but a regular file gives errNotRegular.
-func (d *fdDir) readFile(name string, buf *[]byte, max int64) ([]byte, error) {
+// ReadFile reads the regular file name whole into *buf (grown as needed
+// and kept for the next call). Files over max bytes give ErrTooBig;
+// anything but a regular file gives ErrNotRegular.
+func (d *fdDir) ReadFile(name string, buf *[]byte, max int64) ([]byte, error) {
 	// O_NONBLOCK: a FIFO swapped in after listing must not block the open.
 	fd, err := openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
@@ -69,11 +69,11 @@ func (d *fdDir) readFile(name string, buf *[]byte, max int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "fstat", Path: name, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	size := st.Size
 	if size > max {
-		return nil, errTooBig
+		return nil, ErrTooBig
 	}
 	if int64(cap(*buf)) < size {
 		*buf = make([]byte, size+size/4)
