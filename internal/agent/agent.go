@@ -177,7 +177,15 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 		}
 		if a.opts.MaxToolIterations >= 0 && rounds >= a.opts.MaxToolIterations {
 			err := fmt.Errorf("%w (--max-tool-iterations %d)", ErrMaxIterations, a.opts.MaxToolIterations)
-			a.push(notRun(calls, "not run: "+err.Error()))
+			skipped := notRun(calls, "not run: "+err.Error())
+			// Every call gets its result event, so that a frontend can
+			// mark the calls that never ran.
+			for i, c := range calls {
+				b := skipped.Content[i]
+				a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: b.Text, IsError: true,
+					Outcome: event.OutcomeNotRun, Reason: "limit"})
+			}
+			a.push(skipped)
 			a.emit(event.Event{Type: event.Error, Error: err.Error()})
 			a.emit(event.Event{Type: event.TurnEnd})
 			return msg, err
@@ -247,8 +255,40 @@ func (a *Agent) runOne(ctx context.Context, c chat.Block) chat.Block {
 	a.emit(event.Event{Type: event.ToolStart, CallID: c.ID, Tool: c.Name, Class: a.classOf(c.Name)})
 	res := a.executeGuarded(ctx, c)
 	a.emit(event.Event{Type: event.ToolEnd, CallID: c.ID, Tool: c.Name, DurationMS: time.Since(start).Milliseconds(), IsError: res.IsError})
-	a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError})
+	outcome, code, why := outcomeOf(res)
+	a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError,
+		Outcome: outcome, ExitCode: code, Reason: why})
 	return chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: res.Content, IsError: res.IsError}
+}
+
+// outcomeOf says how a call ended, for the person watching: the outcome,
+// the exit status of a command that ran to its end, and a short reason
+// for a refusal or an error.
+func outcomeOf(res tool.Result) (outcome string, exitCode *int, why string) {
+	o := res.Command
+	if o != nil && !o.TimedOut && o.Signal == "" {
+		code := o.ExitCode
+		exitCode = &code
+	}
+	switch {
+	case res.Refusal != "":
+		return event.OutcomeRefused, exitCode, res.Refusal
+	case o != nil && o.TimedOut:
+		return event.OutcomeError, nil, "timed out"
+	case o != nil && o.Signal != "":
+		return event.OutcomeError, nil, "ended by " + o.Signal
+	case res.IsError:
+		return event.OutcomeError, exitCode, shortError(res.Content)
+	case exitCode != nil && *exitCode != 0:
+		return event.OutcomeExit, exitCode, ""
+	}
+	return event.OutcomeOK, exitCode, ""
+}
+
+// shortError is the first line of a tool error without its "error: ".
+func shortError(content string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
+	return strings.TrimSpace(strings.TrimPrefix(first, "error:"))
 }
 
 // executeGuarded runs a call and turns a panic inside it into a tool

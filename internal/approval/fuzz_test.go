@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/shell"
 )
@@ -59,7 +60,7 @@ func FuzzDecodeFile(f *testing.F) {
 }
 
 func FuzzParseAnswer(f *testing.F) {
-	for _, s := range []string{"y", "S", " project ", "always", "", "n", "maybe", "yes\n"} {
+	for _, s := range []string{"y", "S", " project ", "always", "", "n", "maybe", "yes\n", "n use rg", "No, later", "n:\x1b[2Jx", "y use rg"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -72,6 +73,9 @@ func FuzzParseAnswer(f *testing.F) {
 		}
 		if a.Allow != a.Scope.valid() || (!a.Allow && a.Reason != ReasonDenied) {
 			t.Fatalf("parseAnswer(%q) = %+v", line, a)
+		}
+		if a.Note != "" && (a.Allow || strings.IndexFunc(a.Note, unicode.IsControl) >= 0 || utf8.RuneCountInString(a.Note) > maxNote) {
+			t.Fatalf("parseAnswer(%q) = %+v: a note only comes with a no, without control characters, bounded", line, a)
 		}
 	})
 }

@@ -29,6 +29,9 @@ type Answer struct {
 	// Reason says why a denial happened (one of the Reason constants);
 	// empty for an allow.
 	Reason string
+	// Note is what the person wrote after their no (`n use rg instead`),
+	// for the model to read; empty when they gave no reason.
+	Note string
 }
 
 // Why a question ended in a denial.
@@ -40,9 +43,14 @@ const (
 )
 
 const (
-	choicesAll       = "[y]once [s]ession [p]roject 30d [a]lways 30d [n]o"
-	choicesDangerous = "[y]once [n]o"
+	choicesAll       = "[y]once [s]ession [p]roject 30d [a]lways 30d [n]o" + noteHint
+	choicesDangerous = "[y]once [n]o" + noteHint
+	// noteHint says that a no can carry a reason, which the model is told.
+	noteHint = " (n REASON tells the model why)"
 )
+
+// maxNote bounds the reason a person gives with a no, in runes.
+const maxNote = 500
 
 // maxTypeAhead bounds how many stale lines Prompt discards before asking.
 const maxTypeAhead = 1024
@@ -53,7 +61,9 @@ const maxTypeAhead = 1024
 // when it differs, the risk level and the reasons, and what a remembered
 // answer would cover, then reads one answer: y (once), s (session), p
 // (project, 30 days), a (always, 30 days), n (no), case-insensitive, whole
-// words too. An empty answer is no; anything else asks again.
+// words too. An empty answer is no. A no may be followed by a reason
+// (`n use rg instead`, `no, use rg instead`), returned as the Note; anything
+// else asks again.
 //
 // For a dangerous level only once and no are offered, since a dangerous
 // approval is never remembered; s, p and a are then refused and asked
@@ -120,7 +130,7 @@ func answerHint(dangerous bool) string {
 	if dangerous {
 		return "y or n"
 	}
-	return "y, s, p, a or n"
+	return "y, s, p, a or n (or n and a reason)"
 }
 
 func writeEnd(out io.Writer, msg string) error {
@@ -156,6 +166,9 @@ func discardTypeAhead(in <-chan string) (closed bool) {
 // parseAnswer reads one answer line. valid is false for anything that is
 // not an answer, which is asked again.
 func parseAnswer(line string) (a Answer, valid bool) {
+	if note, ok := denialNote(line); ok {
+		return Answer{Reason: ReasonDenied, Note: note}, true
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes", "once":
 		return Answer{Allow: true, Scope: ScopeOnce}, true
@@ -169,6 +182,30 @@ func parseAnswer(line string) (a Answer, valid bool) {
 		return Answer{Reason: ReasonDenied}, true
 	}
 	return Answer{}, false
+}
+
+// denialNote reads a no followed by a reason: the first word is n or no
+// (any case), set off by a space or by one of , : ; - and the rest is the
+// reason, which may be empty (`no,`). Control characters in the reason
+// become spaces, and it is cut to maxNote runes. ok is false for anything
+// else, a bare no included.
+func denialNote(line string) (note string, ok bool) {
+	s := strings.TrimSpace(line)
+	end := strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",:;-", r) })
+	if end < 0 {
+		return "", false
+	}
+	if w := strings.ToLower(s[:end]); w != "n" && w != "no" {
+		return "", false
+	}
+	rest := strings.TrimLeftFunc(s[end:], func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",:;-", r) })
+	rest = strings.Join(strings.FieldsFunc(rest, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	}), " ")
+	if r := []rune(rest); len(r) > maxNote {
+		rest = string(r[:maxNote-1]) + "…"
+	}
+	return rest, true
 }
 
 // renderRequest lays the request out, one labelled line each.

@@ -95,7 +95,7 @@ const usageHead = `wisp: a coding agent for your terminal
 Usage:
   wisp [flags] [PROMPT]          interactive conversation (on a terminal)
   wisp -p [flags] PROMPT         print mode: answer once, final text on stdout
-  wisp sessions                  list saved sessions
+  wisp sessions [--all]          list this folder's saved sessions (--all: every folder's)
   wisp classify [--json] -- CMD  show how the gate judges a shell line
   wisp logs [--session ID] [--kind K]... [--tool NAME] [--last N] [--json] [--follow]
                                  read the audit log
@@ -106,13 +106,32 @@ Usage:
                                  whether a project's own files are read
   wisp skills                    the skills a session gets
   wisp config                    the effective configuration and its sources
+  wisp help [COMMAND]            this help, or a command's (also: wisp COMMAND --help)
+
+A prompt that starts with "-" goes after --: wisp -p -- "-1 is negative?"
+Piped stdin joins the prompt: cat log | wisp -p "why does this fail?"
 
 Flags:
 `
 
 func run(ctx context.Context, args []string, sys IO) error {
+	// -C DIR before a subcommand applies to it (`wisp -C ../api sessions`);
+	// the directory changes before anything reads it.
+	args, dir, err := leadingChdir(args)
+	if err != nil {
+		return err
+	}
+	if dir != "" {
+		if sys, err = enterDir(sys, dir); err != nil {
+			return err
+		}
+	}
 	// Subcommands with flags of their own come before wisp's flag parsing.
 	if len(args) > 0 {
+		if show, ok := commandHelp[args[0]]; ok && wantsHelp(args[0], args[1:]) {
+			show(sys.Stdout)
+			return nil
+		}
 		switch args[0] {
 		case "classify":
 			return cmdClassify(args[1:], sys)
@@ -126,6 +145,8 @@ func run(ctx context.Context, args []string, sys IO) error {
 			return cmdTrust(args[1:], sys)
 		case "skills":
 			return cmdSkills(ctx, args[1:], sys)
+		case "help":
+			return printHelp(args[1:], sys)
 		}
 	}
 	o, err := parseFlags(args)
@@ -134,42 +155,53 @@ func run(ctx context.Context, args []string, sys IO) error {
 	}
 	switch {
 	case o.Help:
-		fmt.Fprint(sys.Stdout, usageHead+flagHelp())
+		fmt.Fprint(sys.Stdout, globalHelp())
 		return nil
 	case o.Version:
 		fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)
 		return nil
 	}
-	if len(o.Args) > 0 && !o.Print {
-		switch o.Args[0] {
-		case "sessions":
-			return cmdSessions(o, sys)
-		case "config":
-			return cmdConfig(ctx, o, sys)
-
-		case "version":
-			fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)
-			return nil
-		case "help":
-			fmt.Fprint(sys.Stdout, usageHead+flagHelp())
-			return nil
+	if o.Chdir != "" {
+		if sys, err = enterDir(sys, o.Chdir); err != nil {
+			return err
 		}
 	}
+	if o.SkipPermissions {
+		fmt.Fprintln(sys.Stderr, "wisp: warning: --dangerously-skip-permissions is wisp's --yes: tools run without asking, but the policy's deny rules and the sandbox still apply")
+	}
+	sub := ""
+	if len(o.Args) > 0 && !o.Print {
+		sub = o.Args[0]
+	}
+	if o.All && sub != "sessions" {
+		return usagef("--all only applies to wisp sessions")
+	}
+	switch sub {
+	case "sessions":
+		return cmdSessions(o, sys)
+	case "config":
+		return cmdConfig(ctx, o, sys)
+	case "version":
+		fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)
+		return nil
+	case "help":
+		return printHelp(o.Args[1:], sys)
+	}
+	return runSession(ctx, o, sys)
+}
+
+// runSession runs a conversation: interactive on a terminal, else one
+// prompt in print mode.
+func runSession(ctx context.Context, o Options, sys IO) error {
 	prompt := strings.Join(o.Args, " ")
 	interactive := !o.Print && sys.StdinTTY && o.Mode == "text"
+	if err := needsTerminal(interactive, sys); err != nil {
+		return err
+	}
 	if !interactive {
-		if prompt == "" || prompt == "-" {
-			if sys.StdinTTY {
-				return usagef("print mode needs a prompt: wisp -p \"PROMPT\" (or - to read it from stdin)")
-			}
-			data, err := readAll(sys.Stdin)
-			if err != nil {
-				return fmt.Errorf("read the prompt from stdin: %w", err)
-			}
-			prompt = strings.TrimSpace(string(data))
-			if prompt == "" {
-				return usagef("the prompt on stdin is empty")
-			}
+		var err error
+		if prompt, err = printPrompt(prompt, o, sys); err != nil {
+			return err
 		}
 		o.Print = true
 	}
@@ -177,18 +209,17 @@ func run(ctx context.Context, args []string, sys IO) error {
 	if err != nil {
 		return err
 	}
-	defer rt.Close()
-	if interactive {
-		return rt.finish(rt.guard(func() error { return rt.interactive(ctx, prompt) }))
+	if !interactive {
+		defer rt.Close()
+		return rt.finish(rt.guard(func() error { return rt.printMode(ctx, prompt) }))
 	}
-	return rt.finish(rt.guard(func() error { return rt.printMode(ctx, prompt) }))
-}
-
-func readAll(r io.Reader) ([]byte, error) {
-	if r == nil {
-		return nil, nil
-	}
-	return io.ReadAll(r)
+	// The way back in is shown once the session is closed, however it
+	// ended: /exit, Ctrl-D, Ctrl-C twice, SIGTERM or SIGHUP.
+	defer func() {
+		rt.Close()
+		rt.showResume()
+	}()
+	return rt.finish(rt.guard(func() error { return rt.interactive(ctx, prompt) }))
 }
 
 // Environ is the real process's IO.

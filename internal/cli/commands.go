@@ -57,14 +57,17 @@ func cmdClassify(args []string, sys IO) error {
 			Asks    bool         `json:"asks"`
 			Reasons []string     `json:"reasons"`
 			Parts   []shell.Part `json:"parts"`
-		}{line, map[string]any{"allowed": d.Allowed, "rule": d.Rule, "command": d.Command}, v.Level, asks && d.Allowed, v.Reasons, v.Parts}
+		}{line, map[string]any{"allowed": d.Allowed, "name": d.Name, "about": d.About, "rule": d.Rule, "command": d.Command}, v.Level, asks && d.Allowed, v.Reasons, v.Parts}
 		enc := json.NewEncoder(sys.Stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
 	if !d.Allowed {
-		fmt.Fprintf(sys.Stdout, "policy: denied (rule: %s)\n", d.Rule)
+		fmt.Fprintf(sys.Stdout, "policy: denied by rule %s (%s)\n  pattern: %s\n", d.Name, d.About, d.Rule)
+		if d.Command != "" && d.Command != line {
+			fmt.Fprintf(sys.Stdout, "  command: %s\n", d.Command)
+		}
 	} else {
 		fmt.Fprintln(sys.Stdout, "policy: allowed")
 	}

@@ -109,16 +109,8 @@ func positive(n int) string {
 }
 
 func mergeProject(s, project config.Settings) config.Settings {
-	if project.Provider != "" {
-		s.Provider = project.Provider
-	}
-	if project.Model != "" {
-		s.Model = project.Model
-	}
-	if project.MaxTokens != 0 {
-		s.MaxTokens = project.MaxTokens
-	}
-	return s
+	// Overlay also keeps which file each value came from, for errors.
+	return config.Overlay(s, project)
 }
 
 func baseURLVar(provider string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Options is what the command line asked for.
@@ -22,10 +23,20 @@ type Options struct {
 	Continue       bool
 	Resume         string
 	Fork           bool
+	KeepTurns      int // with Fork: keep only the last N turns; 0 keeps all
 	NoSession      bool
-	Version        bool
-	Help           bool
-	Args           []string // the prompt words, or a subcommand and its words
+	// Chdir is -C DIR: run as if started in DIR.
+	Chdir string
+	// MaxInputBytes bounds piped stdin; 0 means defaultMaxInput.
+	MaxInputBytes int64
+	// All is `wisp sessions --all`: every folder's sessions.
+	All bool
+	// SkipPermissions says --dangerously-skip-permissions set Yes, so
+	// the run warns what that spelling does not do.
+	SkipPermissions bool
+	Version         bool
+	Help            bool
+	Args            []string // the prompt words, or a subcommand and its words
 }
 
 // UsageError is a bad command line: exit code 2.
@@ -67,6 +78,18 @@ var flagDefs = []flagDef{
 			o.Mode = v
 			return nil
 		}},
+	{names: []string{"output-format"}, kind: stringFlag, arg: "FORMAT", help: "text, json or stream-json: the same as --mode (json and stream-json both mean --mode json)",
+		set: func(o *Options, v string) error {
+			switch v {
+			case "text":
+				o.Mode = "text"
+			case "json", "stream-json":
+				o.Mode = "json"
+			default:
+				return usagef("--output-format must be text, json or stream-json, not %q", v)
+			}
+			return nil
+		}},
 	{names: []string{"provider"}, kind: stringFlag, arg: "NAME", help: "anthropic, openai, openai-compatible or fake (env WISP_PROVIDER)",
 		set: func(o *Options, v string) error { o.Provider = v; return nil }},
 	{names: []string{"model", "m"}, kind: stringFlag, arg: "NAME", help: "model name (env WISP_MODEL)",
@@ -81,6 +104,17 @@ var flagDefs = []flagDef{
 		set: func(o *Options, _ string) error { o.AllowAllTools = true; return nil }},
 	{names: []string{"yes", "allow-unsafe-tool-execution"}, kind: boolFlag, help: "print mode: run mutating and command tools without asking",
 		set: func(o *Options, _ string) error { o.Yes = true; return nil }},
+	{names: []string{"dangerously-skip-permissions"}, kind: boolFlag, help: "the same as --yes; the policy's deny rules and the sandbox still apply",
+		set: func(o *Options, _ string) error { o.Yes, o.SkipPermissions = true, true; return nil }},
+	{names: []string{"max-input-bytes"}, kind: intFlag, arg: "N", help: "accept up to N bytes of piped stdin (default 1048576, 1 MiB)",
+		set: func(o *Options, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 {
+				return usagef("--max-input-bytes takes a whole number ≥ 1, not %q", v)
+			}
+			o.MaxInputBytes = n
+			return nil
+		}},
 	{names: []string{"max-tool-iterations"}, kind: intFlag, arg: "N", help: "stop after N rounds of tool calls (default: uncapped)",
 		set: func(o *Options, v string) error {
 			n, err := strconv.Atoi(v)
@@ -96,10 +130,29 @@ var flagDefs = []flagDef{
 		set: func(o *Options, v string) error { o.Resume = v; return nil }},
 	{names: []string{"fork"}, kind: boolFlag, help: "with --continue or --resume: branch the session into a new one (also when another wisp has it open)",
 		set: func(o *Options, _ string) error { o.Fork = true; return nil }},
+	{names: []string{"keep-turns"}, kind: intFlag, arg: "N", help: "with --fork: the new session keeps only the last N turns (for a history that no longer fits the model)",
+		set: func(o *Options, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return usagef("--keep-turns takes a whole number ≥ 1, not %q", v)
+			}
+			o.KeepTurns = n
+			return nil
+		}},
 	{names: []string{"session-dir"}, kind: stringFlag, arg: "DIR", help: "where transcripts live (env WISP_SESSION_DIR; default ~/.wisp/sessions)",
 		set: func(o *Options, v string) error { o.SessionDir = v; return nil }},
 	{names: []string{"no-session"}, kind: boolFlag, help: "write no transcript",
 		set: func(o *Options, _ string) error { o.NoSession = true; return nil }},
+	{names: []string{"all"}, kind: boolFlag, help: "with wisp sessions: every folder's sessions, not only this folder's",
+		set: func(o *Options, _ string) error { o.All = true; return nil }},
+	{names: []string{"C"}, kind: stringFlag, arg: "DIR", help: "run as if wisp was started in DIR",
+		set: func(o *Options, v string) error {
+			if v == "" {
+				return usagef("-C needs a folder, not an empty word")
+			}
+			o.Chdir = v
+			return nil
+		}},
 	{names: []string{"version", "v"}, kind: boolFlag, help: "print the version",
 		set: func(o *Options, _ string) error { o.Version = true; return nil }},
 	{names: []string{"help", "h"}, kind: boolFlag, help: "show this help",
@@ -137,7 +190,7 @@ func parseFlags(args []string) (Options, error) {
 		}
 		d, ok := lookupFlag(name)
 		if !ok {
-			return o, usagef("unknown flag %s (see wisp --help)", a)
+			return o, unknownFlag(a)
 		}
 		if d.kind == boolFlag {
 			if hasValue {
@@ -160,6 +213,30 @@ func parseFlags(args []string) (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// unknownFlag is the error for a word that looks like a flag but is none.
+// Often it is a prompt that starts with "-", so the error says how to
+// send one; it stays on one line whatever the word holds.
+func unknownFlag(a string) error {
+	shown, example := a, a+" ..."
+	if strings.ContainsFunc(a, func(r rune) bool { return r <= ' ' || r == '"' || r == '\\' || r == 0x7f || !unicode.IsPrint(r) }) {
+		shown = strconv.Quote(clipRunes(a, 40))
+	}
+	if strings.ContainsAny(a, " \t") {
+		example = a
+	}
+	example = strconv.Quote(clipRunes(example, 40))
+	return usagef("unknown flag %s (to send a prompt that starts with \"-\", put it after --: wisp -p -- %s; flags: wisp --help)", shown, example)
+}
+
+// clipRunes cuts s to at most n runes, marking a cut with an ellipsis.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func flagHelp() string {

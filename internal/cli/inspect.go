@@ -38,6 +38,10 @@ func (rt *runtime) InspectStatus() string {
 	if rt.gate != nil {
 		b.WriteString(rt.gate.SandboxStatus())
 	}
+	fmt.Fprintf(&b, "temp folder for commands: %s\n", first(rt.temp.commands, "(none: "+rt.temp.why+")"))
+	if rt.parts.goCache != "" {
+		fmt.Fprintf(&b, "go build cache for commands: %s (go's own cannot be written in the sandbox; this one starts empty)\n", rt.parts.goCache)
+	}
 	if rt.agent != nil {
 		u := rt.agent.Usage()
 		fmt.Fprintf(&b, "tokens so far: %d in, %d out\n", u.InputTokens, u.OutputTokens)

@@ -148,6 +148,20 @@ func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signa
 	}
 }
 
+// showResume tells, on leaving, how to come back to this session: only
+// when a transcript is kept, sound, and holds a conversation.
+func (rt *runtime) showResume() {
+	if rt.session == nil || rt.agent == nil || len(rt.agent.Messages()) == 0 || rt.transcriptBroken() {
+		return
+	}
+	again := "wisp -r " + rt.session.ID()
+	if rt.opts.Chdir != "" {
+		// Started elsewhere with -C: the shell is still where it was.
+		again = "wisp -C " + shellWord(rt.sys.Workdir) + " -r " + rt.session.ID()
+	}
+	fmt.Fprintf(rt.sys.Stderr, "wisp: to resume this session: %s\n", again)
+}
+
 // initAgentsMD writes a starter AGENTS.md at the project root, never over
 // an existing one.
 func (rt *runtime) initAgentsMD() string {

@@ -33,10 +33,42 @@ type providerChoice struct {
 	MaxResponseBytes int64
 }
 
+// origin is a setting's value and where it came from: a flag, an
+// environment variable, or a file and key ("~/.wisp/settings.json: model").
+type origin struct{ value, from string }
+
+// firstOrigin is the first origin that holds a value.
+func firstOrigin(vals ...origin) origin {
+	for _, o := range vals {
+		if o.value != "" {
+			return o
+		}
+	}
+	return origin{}
+}
+
+// bad is the usage error for a value of key that is wrong: it names the
+// flag or variable, or the file and the key, so the person knows what to
+// fix (`--base-url "localhost:8080": must start with http:// or https://`).
+func (o origin) bad(key string, problem error) error {
+	if strings.Contains(o.from, ": ") {
+		return usagef("%s %q (%s): %v", key, o.value, o.from, problem)
+	}
+	return usagef("%s %q: %v", o.from, o.value, problem)
+}
+
 // chooseProvider resolves flags > environment > settings. With nothing
-// configured it names exactly what to set.
+// configured it names exactly what to set; a bad value names where it
+// came from.
 func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settingsFile string) (providerChoice, error) {
-	c := providerChoice{Name: first(o.Provider, getenv("WISP_PROVIDER"), s.Provider), MaxResponseBytes: s.MaxResponseBytes}
+	name := firstOrigin(origin{o.Provider, "--provider"}, origin{getenv("WISP_PROVIDER"), "WISP_PROVIDER"}, origin{s.Provider, s.Source("provider")})
+	model := firstOrigin(origin{o.Model, "--model"}, origin{getenv("WISP_MODEL"), "WISP_MODEL"}, origin{s.Model, s.Source("model")})
+	if model.value != "" {
+		if err := config.CheckModel(model.value); err != nil {
+			return providerChoice{}, model.bad("model", err)
+		}
+	}
+	c := providerChoice{Name: name.value, MaxResponseBytes: s.MaxResponseBytes}
 	if c.Name == "" {
 		switch {
 		case getenv("ANTHROPIC_API_KEY") != "" || s.AnthropicAPIKey != "":
@@ -49,24 +81,36 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 				"or set \"provider\" in %s", settingsFile)
 		}
 	}
-	c.Model = first(o.Model, getenv("WISP_MODEL"), s.Model)
+	c.Model = model.value
+	base := firstOrigin(origin{o.BaseURL, "--base-url"}, origin{getenv("WISP_BASE_URL"), "WISP_BASE_URL"},
+		origin{getenv(baseURLVar(c.Name)), baseURLVar(c.Name)}, origin{s.BaseURL, s.Source("base_url")})
+	if c.Name == "fake" {
+		// The fake provider starts its own server; only a flag or
+		// variable given for this run is checked.
+		base = firstOrigin(origin{o.BaseURL, "--base-url"}, origin{getenv("WISP_BASE_URL"), "WISP_BASE_URL"})
+	}
+	if base.value != "" && config.KnownProvider(c.Name) {
+		if err := config.CheckBaseURL(base.value); err != nil {
+			return c, base.bad("base_url", err)
+		}
+	}
 	switch c.Name {
 	case "anthropic":
-		c.BaseURL = first(o.BaseURL, getenv("WISP_BASE_URL"), getenv("ANTHROPIC_BASE_URL"), s.BaseURL)
+		c.BaseURL = base.value
 		c.APIKey = first(getenv("ANTHROPIC_API_KEY"), getenv("WISP_API_KEY"), s.AnthropicAPIKey, s.APIKey)
 		c.Model = first(c.Model, defaultAnthropicModel)
 		if c.APIKey == "" {
 			return c, fmt.Errorf("anthropic needs an API key: set ANTHROPIC_API_KEY (or WISP_API_KEY, or \"anthropic_api_key\" in %s)", settingsFile)
 		}
 	case "openai":
-		c.BaseURL = first(o.BaseURL, getenv("WISP_BASE_URL"), getenv("OPENAI_BASE_URL"), s.BaseURL)
+		c.BaseURL = base.value
 		c.APIKey = first(getenv("OPENAI_API_KEY"), getenv("WISP_API_KEY"), s.OpenAIAPIKey, s.APIKey)
 		c.Model = first(c.Model, defaultOpenAIModel)
 		if c.APIKey == "" {
 			return c, fmt.Errorf("openai needs an API key: set OPENAI_API_KEY (or WISP_API_KEY, or \"openai_api_key\" in %s)", settingsFile)
 		}
 	case "openai-compatible":
-		c.BaseURL = first(o.BaseURL, getenv("WISP_BASE_URL"), getenv("OPENAI_BASE_URL"), s.BaseURL)
+		c.BaseURL = base.value
 		// Local servers (Ollama, llama.cpp) take any key; the SDK wants one.
 		c.APIKey = first(getenv("WISP_API_KEY"), getenv("OPENAI_API_KEY"), s.APIKey, s.OpenAIAPIKey, "none")
 		if c.BaseURL == "" {
@@ -78,7 +122,7 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 	case "fake":
 		c.Model = first(c.Model, "fake")
 	default:
-		return c, usagef("unknown provider %q: use anthropic, openai, openai-compatible or fake", c.Name)
+		return c, usagef("unknown provider %q (%s): use anthropic, openai, openai-compatible or fake", c.Name, name.from)
 	}
 	return c, nil
 }

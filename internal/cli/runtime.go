@@ -37,8 +37,14 @@ type runtime struct {
 	approver gate.Approver
 	closers  []func()
 	endNote  string
+	// endBurst ends the collector's resume burst (gcburst.go) once the
+	// first request is out; set before the agent starts, never after.
+	endBurst func()
 	project  *project
 	toolset  *toolSet
+	// temp is the run's private folder and its commands' temporary
+	// folder (scratch.go).
+	temp runTemp
 	// lines carries what the person types (interactive runs only).
 	lines <-chan string
 
@@ -123,8 +129,8 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 		return nil, err
 	}
 
-	tmp := tempDir(sys.Getenv)
-	rt.parts, err = buildGate(cfg, sys, tmp)
+	rt.temp = rt.openScratch(tempParents(sys.Getenv), commandTempRefused(cfg, sys.Workdir))
+	rt.parts, err = buildGate(cfg, sys, rt.temp)
 	if err != nil {
 		rt.Close()
 		return nil, err
@@ -183,7 +189,7 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 		System:            systemPrompt(sys, rt.tools, rt.project),
 		Tools:             rt.tools,
 		Gate:              rt.gate,
-		Env:               tool.Env{Workdir: sys.Workdir, TempDir: rt.openScratch(tmp), Interactive: interactive && sys.StderrTTY},
+		Env:               tool.Env{Workdir: sys.Workdir, TempDir: rt.temp.spill, Interactive: interactive && sys.StderrTTY},
 		MaxToolIterations: o.MaxToolIters,
 		Sink:              sink,
 		Session:           rt.sessionID(),
@@ -194,6 +200,9 @@ func newRuntime(ctx context.Context, o Options, sys IO, interactive bool) (*runt
 // observe writes the audit lines that belong to the run rather than to a
 // tool call.
 func (rt *runtime) observe(e event.Event) {
+	if rt.endBurst != nil && (e.Type == event.MessageStart || e.Type == event.Error || e.Type == event.AgentEnd) {
+		rt.endBurst()
+	}
 	switch e.Type {
 	case event.AgentStart:
 		if e.Message != nil {
@@ -293,7 +302,7 @@ func terminalApprover(lines <-chan string, out io.Writer, settle func()) gate.Ap
 		if err != nil {
 			return gate.Answer{Reason: err.Error()}, nil
 		}
-		return gate.Answer{Allow: ans.Allow, Scope: ans.Scope, Reason: ans.Reason}, nil
+		return gate.Answer{Allow: ans.Allow, Scope: ans.Scope, Reason: ans.Reason, Note: ans.Note}, nil
 	})
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -10,8 +11,14 @@ import (
 	"github.com/wisp-agent/wisp/internal/session"
 )
 
-// cmdSessions lists saved sessions, newest first.
+// cmdSessions lists saved sessions, newest first: this folder's, or with
+// --all every folder's. Sessions without a message are left out (a run
+// that ended before its first prompt); damaged ones stay, since what is
+// wrong with them is worth seeing.
 func cmdSessions(o Options, sys IO) error {
+	if len(o.Args) > 1 {
+		return usagef("wisp sessions takes no arguments, not %q (usage: wisp sessions [--all] [--session-dir DIR])", o.Args[1])
+	}
 	paths, err := config.ResolvePaths(sys.Getenv)
 	if err != nil {
 		return err
@@ -21,32 +28,69 @@ func cmdSessions(o Options, sys IO) error {
 		return err
 	}
 	dir := first(o.SessionDir, sys.Getenv("WISP_SESSION_DIR"), expandHome(settings.SessionDir, paths.UserHome), paths.SessionDir())
-	list, err := session.List(dir)
+	all, err := session.List(dir)
 	if err != nil {
 		return fmt.Errorf("list sessions in %s: %w", paths.Pretty(dir), err)
 	}
-	if len(list) == 0 {
-		fmt.Fprintf(sys.Stderr, "no sessions in %s\n", paths.Pretty(dir))
-		return nil
-	}
-	tw := tabwriter.NewWriter(sys.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tMESSAGES\tSTATE\tFIRST PROMPT")
-	var damaged []session.Summary
-	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, state(s), session.Escape(frontend.OneLine(s.FirstPrompt, 60)))
-		if s.Damaged != "" {
-			damaged = append(damaged, s)
+	var list []session.Summary
+	for _, s := range all {
+		if (s.Messages > 0 || s.Damaged != "") && (o.All || s.StartedIn(sys.Workdir)) {
+			list = append(list, s)
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	switch {
+	case len(list) == 0 && o.All:
+		fmt.Fprintf(sys.Stderr, "no sessions in %s\n", session.Escape(paths.Pretty(dir)))
+		return nil
+	case len(list) == 0:
+		fmt.Fprintf(sys.Stderr, "no sessions started in %s (wisp sessions --all lists every folder's)\n", session.Escape(paths.Pretty(sys.Workdir)))
+		return nil
+	}
+	if err := sessionTable(sys.Stdout, list, o.All, paths); err != nil {
 		return err
 	}
 	// What is wrong goes to stderr, one line per damaged file, so the
-	// table stays one line per session.
-	for _, s := range damaged {
-		fmt.Fprintf(sys.Stderr, "wisp: %s is damaged: %s: %s\n", s.ID, session.Escape(paths.Pretty(s.Path)), s.Damaged)
+	// table stays one line per session; so does the hint, so that stdout
+	// is the table alone.
+	for _, s := range list {
+		if s.Damaged != "" {
+			fmt.Fprintf(sys.Stderr, "wisp: %s is damaged: %s: %s\n", s.ID, session.Escape(paths.Pretty(s.Path)), s.Damaged)
+		}
+	}
+	resume := "wisp -r ID"
+	if o.SessionDir != "" {
+		resume += " --session-dir " + session.Escape(shellWord(o.SessionDir))
+	}
+	if o.All {
+		fmt.Fprintf(sys.Stderr, "resume one with: %s (from its folder, or wisp -C FOLDER -r ID)\n", resume)
+	} else {
+		fmt.Fprintf(sys.Stderr, "resume one with: %s (an id prefix is enough)\n", resume)
 	}
 	return nil
+}
+
+// sessionTable writes one line per session, with a FOLDER column when
+// the sessions come from more than one folder.
+func sessionTable(w io.Writer, list []session.Summary, withFolder bool, paths config.Paths) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	folderHead := ""
+	if withFolder {
+		folderHead = "FOLDER\t"
+	}
+	fmt.Fprintf(tw, "ID\tSTARTED\tMESSAGES\tSTATE\t%sFIRST PROMPT\n", folderHead)
+	for _, s := range list {
+		folder := ""
+		if withFolder {
+			folder = "?"
+			if s.Cwd != "" {
+				// Whole, never cut: it is what wisp -C takes.
+				folder = paths.Pretty(s.Cwd)
+			}
+			folder = session.Escape(folder) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, state(s), folder, session.Escape(frontend.OneLine(s.FirstPrompt, 60)))
+	}
+	return tw.Flush()
 }
 
 // state is a session's STATE column: damaged (a malformed line; see

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/approval"
@@ -75,11 +76,16 @@ type gateParts struct {
 	// sandboxNote says how commands are confined, for the audit and
 	// `inspect status`.
 	sandboxNote string
+	// goCache is the Go build cache commands get in their temporary
+	// folder when go's own cannot be written in the sandbox, for
+	// `inspect status`; "" when they use go's own.
+	goCache string
 }
 
 // buildGate assembles the gate's options from the configuration and
 // warns, on stderr, about anything that weakens it.
-func buildGate(l *loaded, sys IO, tmp string) (*gateParts, error) {
+func buildGate(l *loaded, sys IO, temp runTemp) (*gateParts, error) {
+	tmp := tempDir(sys.Getenv)
 	f := l.file
 	threshold, err := approval.ParseThreshold(f.Threshold())
 	if err != nil {
@@ -104,7 +110,7 @@ func buildGate(l *loaded, sys IO, tmp string) (*gateParts, error) {
 	}
 	sb := sandbox.Config{
 		Enabled: f.SandboxEnabled(), Workdir: sys.Workdir, WritablePaths: writable,
-		AllowNetwork: f.AllowNetwork(), WispHome: l.paths.Home, TempDir: tmp,
+		AllowNetwork: f.AllowNetwork(), WispHome: l.paths.Home, TempDir: first(temp.commands, tmp),
 	}
 	sandboxed := false
 	switch abi, ok := sandbox.Available(); {
@@ -120,11 +126,7 @@ func buildGate(l *loaded, sys IO, tmp string) (*gateParts, error) {
 		if !f.AllowNetwork() && abi < sandbox.NetworkABI {
 			fmt.Fprintf(sys.Stderr, "wisp: warning: sandbox.allowNetwork is false but Landlock ABI %d cannot deny the network (needs %d)\n", abi, sandbox.NetworkABI)
 		}
-		if roots, err := sandbox.WritableRoots(sb); err == nil {
-			for _, r := range roots.Refused {
-				fmt.Fprintf(sys.Stderr, "wisp: note: %s stays read-only to commands: %s\n", l.paths.Pretty(r.Path), r.Reason)
-			}
-		}
+		gp.goCache = readOnlyNotes(sys, l.paths, sb, tmp, temp)
 	}
 	bytes, lines := f.OutputBound()
 	protect := workspace.NewProtection(l.paths.UserHome, l.settings.ProtectedPaths, l.paths.Home)
@@ -145,6 +147,79 @@ func buildGate(l *loaded, sys IO, tmp string) (*gateParts, error) {
 		Audit:           gp.log,
 	}
 	return gp, nil
+}
+
+// readOnlyNotes tells the person, on stderr, which roots commands were
+// to write that stay read-only, and returns the Go build cache commands
+// get in their temporary folder ("" when they use go's own).
+func readOnlyNotes(sys IO, paths config.Paths, sb sandbox.Config, tmp string, temp runTemp) (goCache string) {
+	if roots, err := sandbox.WritableRoots(sb); err == nil {
+		for _, r := range roots.Refused {
+			fmt.Fprintf(sys.Stderr, "wisp: note: %s stays read-only to commands: %s%s\n", paths.Pretty(r.Path), r.Reason, tempFix(r.Path, tmp, temp))
+		}
+	}
+	for _, kv := range sandbox.TempEnv(sb, sandbox.CommandEnv(os.Environ())) {
+		if v, ok := strings.CutPrefix(kv, "GOCACHE="); ok {
+			goCache = v
+		}
+	}
+	return goCache
+}
+
+// tempFix says, after the note that root stays read-only, what commands
+// do for a temporary folder when root is one: use their own, or, when
+// none could be made, what the person can do about it.
+func tempFix(root, tmp string, temp runTemp) string {
+	if !slices.Contains([]string{resolved(tmp), resolved(os.TempDir()), resolved("/tmp")}, root) {
+		return ""
+	}
+	if temp.commands != "" {
+		return "; commands get a temporary folder of their own, " + temp.commands
+	}
+	return "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home"
+}
+
+// resolved is p with its symlinks followed, as the sandbox names roots.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// tempParents lists where a run's private folder may go, best first: the
+// temporary folder the person chose ($TMPDIR, else the system's), then
+// the system's own. Never the workspace, even when these all lie in the
+// wisp home: wisp keeps nothing there but what the person asks for, and
+// a folder of temporary files in a project would show in git status, be
+// walked by grep and find, and, under .wisp/, sit among the files that
+// configure wisp. With none of them usable wisp says how to give it one.
+func tempParents(getenv config.Getenv) []string {
+	out := []string{tempDir(getenv)}
+	for _, p := range []string{"/tmp", "/var/tmp"} {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// commandTempRefused is the sandbox's verdict on dir as the commands'
+// temporary folder: why it would stay read-only (it lies in the wisp
+// home), "" when commands may write it.
+func commandTempRefused(l *loaded, workdir string) func(dir string) string {
+	return func(dir string) string {
+		roots, err := sandbox.WritableRoots(sandbox.Config{Enabled: true, Workdir: workdir, WispHome: l.paths.Home, TempDir: dir})
+		if err != nil {
+			return err.Error()
+		}
+		for _, r := range roots.Refused {
+			if r.Path == resolved(dir) {
+				return "stays read-only to commands: " + r.Reason
+			}
+		}
+		return ""
+	}
 }
 
 func tempDir(getenv config.Getenv) string {

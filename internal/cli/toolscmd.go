@@ -125,6 +125,9 @@ func cmdSkills(ctx context.Context, args []string, sys IO) error {
 // cmdConfig prints the effective configuration and where each value
 // came from.
 func cmdConfig(ctx context.Context, o Options, sys IO) error {
+	if len(o.Args) > 1 {
+		return usagef("wisp config takes no arguments, not %q (usage: wisp config [--provider NAME] [--model NAME] [--base-url URL])", o.Args[1])
+	}
 	cfg, p, err := loadQuietly(ctx, sys)
 	if err != nil {
 		return err

@@ -21,6 +21,9 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 		}
 		return nil, nil
 	}
+	if o.KeepTurns > 0 && !o.Fork {
+		return nil, usagef("--keep-turns needs --fork: it shortens the history of the branch, never the session itself")
+	}
 	path, err := rt.findSession(o, sys, dir)
 	if err != nil {
 		return nil, err
@@ -34,19 +37,26 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 		rt.session = w
 		return nil, nil
 	}
+	rt.endBurst = gcBurst()
+	rt.closers = append(rt.closers, rt.endBurst)
 	if o.Fork {
 		t, err := session.Read(path)
 		if err != nil {
 			return nil, sessionErr("fork the session", err)
 		}
 		rt.warnDamage(t, "forking from")
-		w, err := session.Fork(dir, t, header)
+		kept, dropped := session.LastTurns(t.Branch(), o.KeepTurns)
+		w, err := session.ForkRecords(dir, t, header, kept)
 		if err != nil {
 			return nil, sessionErr("fork the session", err)
 		}
 		rt.session = w
-		fmt.Fprintf(sys.Stderr, "wisp: forked session %s into %s\n", t.Header.ID, w.ID())
-		return t.Messages(), nil
+		if dropped > 0 {
+			fmt.Fprintf(sys.Stderr, "wisp: forked session %s into %s, keeping its last %d turns (%d older ones left out)\n", t.Header.ID, w.ID(), o.KeepTurns, dropped)
+		} else {
+			fmt.Fprintf(sys.Stderr, "wisp: forked session %s into %s\n", t.Header.ID, w.ID())
+		}
+		return session.Conversation(kept), nil
 	}
 	w, t, err := session.Open(path)
 	var busy *session.BusyError
@@ -180,7 +190,7 @@ func (rt *runtime) finish(err error) error {
 	rt.recordMu.Unlock()
 	if (overflowed || errors.Is(err, agent.ErrContextOverflow)) && rt.session != nil {
 		id := rt.session.ID()
-		fmt.Fprintf(rt.sys.Stderr, "wisp: session %s is kept and can be resumed, but its history will not fit this model either; to go on, start a new session, or branch it with `wisp --resume %s --fork` and a shorter prompt (/compact will shorten a session once it exists)\n", id, id)
+		fmt.Fprintf(rt.sys.Stderr, "wisp: session %s is kept and can be resumed, but its history will not fit this model either; to go on, start a new session, or branch it with a shorter history: `wisp --resume %s --fork --keep-turns 3` (/compact will shorten a session once it exists)\n", id, id)
 	}
 	if err == nil && rt.transcriptBroken() {
 		return fmt.Errorf("%w: the session transcript could not be written", errReported)

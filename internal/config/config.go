@@ -37,6 +37,9 @@ type Settings struct {
 	ProtectedPaths []string `json:"protected_paths"`
 	// MCPServers is read by the MCP client.
 	MCPServers json.RawMessage `json:"mcp_servers"`
+
+	// sources maps a key to the file (as shown) its value came from.
+	sources map[string]string
 }
 
 // Paths says where wisp keeps its files.
@@ -98,6 +101,7 @@ func (e *MalformedError) Error() string { return fmt.Sprintf("malformed %s: %s",
 func LoadSettings(p Paths) (Settings, []string, error) {
 	var s Settings
 	warn, err := loadFile(p, p.SettingsFile(), &s)
+	s.noteSources(p.Pretty(p.SettingsFile()))
 	return s, warn, err
 }
 

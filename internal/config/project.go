@@ -66,6 +66,7 @@ func LoadProject(p Paths, root string) (Settings, []string, error) {
 		return s, warns, &MalformedError{File: shown, What: err.Error()}
 	}
 	s.Provider, s.Model, s.MaxTokens = all.Provider, all.Model, all.MaxTokens
+	s.noteSources(shown)
 	return s, warns, nil
 }
 

@@ -35,6 +35,15 @@ const (
 	SessionEnd Type = "session_end"
 )
 
+// How a tool call ended, as a tool_result's outcome says.
+const (
+	OutcomeOK      = "ok"      // it ran and succeeded (a command exited 0)
+	OutcomeExit    = "exit"    // a command ran and exited non-zero
+	OutcomeRefused = "refused" // the gate or the policy refused it: nothing ran
+	OutcomeError   = "error"   // any other tool error (timed out, bad arguments, …)
+	OutcomeNotRun  = "not_run" // never started (Reason "limit": --max-tool-iterations)
+)
+
 // Event is one thing that happened. Which fields are set depends on Type;
 // docs/events.md lists them.
 type Event struct {
@@ -59,6 +68,11 @@ type Event struct {
 	// ToolResult
 	Result  string `json:"result,omitempty"`
 	IsError bool   `json:"is_error,omitempty"`
+	// ToolResult: how the call ended (one of the Outcome constants); the
+	// Reason says why for every outcome but OutcomeOK and OutcomeExit.
+	Outcome string `json:"outcome,omitempty"`
+	// ToolResult: the exit status of a command that ran to its end.
+	ExitCode *int `json:"exit_code,omitempty"`
 	// ToolEnd
 	DurationMS int64 `json:"duration_ms,omitempty"`
 

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/termtext"
@@ -27,22 +29,149 @@ import (
 func TermLine(s string, n int) string { return termtext.Clean(OneLine(s, n)) }
 
 // Progress renders the events a person wants to see on stderr while
-// print mode works: one line per tool call, refusals, retries and errors.
+// print mode works: one line per tool call that ends with how the call
+// went (see Outcome), refusals, retries and errors.
+//
+// A call's line is written when the call starts, without its newline, and
+// finished with the outcome when the result arrives, so that a long
+// command shows what runs while it runs. When another line came between
+// (calls that run side by side, a retry), the outcome goes on a line of
+// its own, `  ↳ ✓`, naming the call unless its line was the last one
+// written. No cursor movement is used: the text reads the same in a pipe.
 func Progress(w io.Writer) event.Sink {
-	return func(e event.Event) {
-		switch e.Type {
-		case event.ToolCall:
-			fmt.Fprintf(w, "• %s %s\n", TermLine(e.Tool, 80), TermLine(string(e.Args), 160))
-		case event.ToolResult:
-			if e.IsError {
-				fmt.Fprintf(w, "  ✗ %s\n", TermLine(e.Result, 200))
-			}
-		case event.Retry:
-			fmt.Fprintf(w, "wisp: %s; retry %d in %.1fs\n", TermLine(e.Error, 200), e.Attempt, float64(e.DelayMS)/1000)
-		case event.Error:
-			fmt.Fprintf(w, "wisp: error: %s\n", termtext.Clean(e.Error))
-		}
+	p := &progress{w: w, calls: map[string]string{}, started: map[string]bool{}}
+	return p.handle
+}
+
+// progress is Progress's state: the calls announced and the line left open.
+type progress struct {
+	mu sync.Mutex
+	w  io.Writer
+	// calls holds the line of each announced call by id; a started call's
+	// id is also in started.
+	calls   map[string]string
+	started map[string]bool
+	// open is the call whose line awaits its outcome, last the call whose
+	// line was written last ("": none).
+	open, last string
+}
+
+func (p *progress) handle(e event.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Type {
+	case event.ToolCall:
+		p.calls[e.CallID] = "• " + TermLine(e.Tool, 80) + " " + TermLine(string(e.Args), 160)
+	case event.ToolStart:
+		p.endLine()
+		fmt.Fprint(p.w, p.line(e))
+		p.started[e.CallID] = true
+		p.open, p.last = e.CallID, e.CallID
+	case event.ToolResult:
+		p.result(e)
+	case event.Retry:
+		p.endLine()
+		fmt.Fprintf(p.w, "wisp: %s; retry %d in %.1fs\n", TermLine(e.Error, 200), e.Attempt, float64(e.DelayMS)/1000)
+	case event.Error:
+		p.endLine()
+		fmt.Fprintf(p.w, "wisp: error: %s\n", termtext.Clean(e.Error))
+	case event.TurnEnd, event.AgentEnd:
+		p.endLine()
 	}
+}
+
+// line is the call's line as announced, or made up from the event when
+// the call was not announced.
+func (p *progress) line(e event.Event) string {
+	if l, ok := p.calls[e.CallID]; ok && e.CallID != "" {
+		return l
+	}
+	return "• " + TermLine(e.Tool, 80)
+}
+
+// result finishes a call's line with its outcome, or writes the outcome
+// on a line of its own when other text came between.
+func (p *progress) result(e event.Event) {
+	mark := Outcome(e)
+	switch {
+	case p.open != "" && p.open == e.CallID:
+		fmt.Fprintf(p.w, " %s\n", mark)
+		p.open = ""
+	case !p.started[e.CallID]:
+		// Never started (the tool iteration limit): the whole line now.
+		p.endLine()
+		fmt.Fprintf(p.w, "%s %s\n", p.line(e), mark)
+		p.last = e.CallID
+	case p.last == e.CallID:
+		p.endLine()
+		fmt.Fprintf(p.w, "  ↳ %s\n", mark)
+	default:
+		p.endLine()
+		fmt.Fprintf(p.w, "  ↳ %s %s\n", strings.TrimPrefix(OneLine(p.line(e), 80), "• "), mark)
+		// This line is about another call than the one above it.
+		p.last = ""
+	}
+	delete(p.calls, e.CallID)
+	delete(p.started, e.CallID)
+}
+
+// endLine ends a call's line left open.
+func (p *progress) endLine() {
+	if p.open != "" {
+		fmt.Fprintln(p.w)
+		p.open = ""
+	}
+}
+
+// Outcome is the mark a person reads at the end of a call's line: ✓ for
+// a success, ✗ exit N for a command that exited non-zero, ✗ refused: WHY
+// when the gate or the policy refused it, ✗ ERROR for another error and
+// – not run (WHY) for a call that never started.
+func Outcome(e event.Event) string {
+	switch e.Outcome {
+	case event.OutcomeOK:
+		return "✓"
+	case event.OutcomeExit:
+		if e.ExitCode != nil {
+			return fmt.Sprintf("✗ exit %d", *e.ExitCode)
+		}
+		return "✗ exit status unknown"
+	case event.OutcomeRefused:
+		return "✗ refused: " + shortReason(e.Reason)
+	case event.OutcomeNotRun:
+		return "– not run (" + shortReason(e.Reason) + ")"
+	case event.OutcomeError:
+		return "✗ " + shortError(e.Reason)
+	}
+	// An emitter that does not say the outcome: judged by is_error alone.
+	if e.IsError {
+		first, _, _ := strings.Cut(strings.TrimSpace(e.Result), "\n")
+		return "✗ " + shortError(strings.TrimSpace(strings.TrimPrefix(first, "error:")))
+	}
+	return "✓"
+}
+
+// shortError fits an error on the end of a line; an error keeps more of
+// its words than a refusal, since they say what to fix.
+func shortError(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		s = "error"
+	}
+	return TermLine(s, 200)
+}
+
+// shortReason fits a refusal's reason on the end of a line: a long one
+// loses its closing parenthesis (the alias of a flag, say) and is cut at
+// 100 characters.
+func shortReason(s string) string {
+	s = OneLine(s, 1000)
+	if i := strings.LastIndex(s, " ("); utf8.RuneCountInString(s) > 80 && i > 0 && strings.HasSuffix(s, ")") {
+		s = s[:i]
+	}
+	if s == "" {
+		s = "error"
+	}
+	return TermLine(s, 100)
 }
 
 // WriteAnswer puts print mode's final answer on stdout. On a terminal it
@@ -111,10 +240,13 @@ func LineMode(scr *Screen, errw io.Writer) event.Sink {
 		case event.ToolCall:
 			scr.Line("• "+TermLine(e.Tool, 80)+" ", TermLine(string(e.Args), 160))
 		case event.ToolResult:
-			if e.IsError {
+			switch mark := Outcome(e); {
+			case e.Outcome == event.OutcomeOK || e.Outcome == event.OutcomeExit:
+				scr.Line("  ↳ "+mark+" ", termtext.Clean(resultSummary(e.Result)))
+			case e.IsError && e.Outcome == "":
 				scr.Line("  ✗ ", TermLine(e.Result, 200))
-			} else {
-				scr.Line("  ↳ ", termtext.Clean(resultSummary(e.Result)))
+			default:
+				scr.Line("  ↳ ", mark)
 			}
 		case event.Retry:
 			fmt.Fprintf(errw, "wisp: %s; retry %d in %.1fs\n", TermLine(e.Error, 200), e.Attempt, float64(e.DelayMS)/1000)

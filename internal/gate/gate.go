@@ -63,6 +63,9 @@ type Answer struct {
 	Allow  bool
 	Scope  approval.Scope
 	Reason string
+	// Note is what the person said with a denial (`n use rg instead`);
+	// the model is told it, so that it can do what was asked instead.
+	Note string
 	// By says who answered, for the audit: user, flag (--yes) or mode
 	// (print mode without --yes); empty means user.
 	By string
@@ -147,6 +150,9 @@ type Gate struct {
 	// failed is why command and mutating calls are refused; "" while
 	// everything is written as it should be.
 	failed string
+	// links keeps the gitlinks of the workspace's index files between
+	// commands (gitlinks.go).
+	links gitlinkCache
 }
 
 // New builds a gate.
@@ -222,9 +228,38 @@ func (g *Gate) auditFailed(err error) {
 // failed closed.
 func (g *Gate) refused() (tool.Result, bool) {
 	if why := g.Failed(); why != "" {
-		return tool.Errorf("%s", why), true
+		return refusal(why, tool.Errorf("%s", why)), true
 	}
 	return tool.Result{}, false
+}
+
+// refusal marks res as a call the gate refused, for why.
+func refusal(why string, res tool.Result) tool.Result {
+	res.Refusal = why
+	return res
+}
+
+// userDenied starts the reason of a denial the person explained; the
+// model gets it as the whole error, the person's words last.
+const userDenied = "the user denied this call: "
+
+// notApproved is the result of a call whose approval was refused.
+func notApproved(what, why string) tool.Result {
+	if strings.HasPrefix(why, userDenied) {
+		return refusal(why, tool.Errorf("%s", why))
+	}
+	return refusal("not approved: "+why, tool.Errorf("%s not approved: %s", what, why))
+}
+
+// policyRefusal is the result of a line the command policy denies: the
+// rule's name, the line, and what the rule stops (with the command it
+// matched, when that is not the whole line).
+func policyRefusal(line string, d policy.Decision) tool.Result {
+	about := d.About
+	if d.Command != "" && d.Command != line {
+		about += ": " + d.Command
+	}
+	return refusal("policy rule "+d.Name, tool.Errorf("refused by policy rule %s: %s (%s)", d.Name, line, about))
 }
 
 // SetSession names the session every audit line belongs to.
@@ -320,7 +355,7 @@ func (g *Gate) runCommand(ctx context.Context, cl *callLog, t tool.Tool, env too
 		res, _ := g.refused()
 		return res, nil
 	}
-	guard := snapshotGit(env.Workdir)
+	guard := snapshotGit(env.Workdir, &g.links)
 	res, err := t.Run(ctx, &env, cl.c.Args)
 	restored := guard.restore(env.Workdir)
 	if len(restored) > 0 {
@@ -429,8 +464,8 @@ func (g *Gate) approveLine(ctx context.Context, cl *callLog, spec tool.Spec, lin
 	d := g.opts.Policy.Check(line)
 	cl.add(audit.PolicyDecision{Line: line, Allowed: d.Allowed, Rule: d.Rule, Command: d.Command})
 	if !d.Allowed {
-		g.decided(cl, spec, line, false, "denied by policy: "+d.Rule)
-		return tool.Errorf("command denied by policy: %s (rule: %s)", line, d.Rule), "", false
+		g.decided(cl, spec, line, false, fmt.Sprintf("refused by policy rule %s (%s)", d.Name, d.Rule))
+		return policyRefusal(line, d), "", false
 	}
 	v := g.opts.Classifier.ClassifyWith(line, g.opts.ShellOptions)
 	v = dialectCheck(line, v)
@@ -459,10 +494,13 @@ func (g *Gate) approveLine(ctx context.Context, cl *callLog, spec tool.Spec, lin
 			if res, no := g.refused(); no {
 				return res, "", false
 			}
+			if strings.HasPrefix(why, userDenied) {
+				return notApproved("", why), "", false
+			}
 			if !needed {
 				why += "; it had to be asked because nothing may run unasked here: " + blocked
 			}
-			return tool.Errorf("command not approved: %s (%s)", line, why), "", false
+			return refusal("not approved: "+why, tool.Errorf("command not approved: %s (%s)", line, why)), "", false
 		}
 		once[req.Pattern] = max(once[req.Pattern], p.Level)
 	}
@@ -504,7 +542,7 @@ func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec, wor
 		if res, no := g.refused(); no {
 			return res, false
 		}
-		return tool.Errorf("%s not approved: %s", spec.Name, why), false
+		return notApproved(spec.Name, why), false
 	}
 	return tool.Result{}, true
 }
@@ -599,7 +637,10 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered boo
 		ans = Answer{Allow: false, Reason: "cancelled"}
 	}
 	reason := ans.Reason
-	if reason == "" {
+	switch note := strings.TrimSpace(ans.Note); {
+	case !ans.Allow && note != "":
+		reason = userDenied + note
+	case reason == "":
 		reason = map[bool]string{true: "approved", false: "denied by the user"}[ans.Allow]
 	}
 	details := audit.ApprovalDecided{Tool: req.Tool, Subject: req.Subject, Approved: ans.Allow, Scope: string(ans.Scope), By: by, Reason: reason}

@@ -272,11 +272,20 @@ func TestApprovalScopes(t *testing.T) {
 	})
 	t.Run("--yes cannot beat the policy", func(t *testing.T) {
 		w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Allow{} })
-		for i, line := range []string{"sudo true", "echo hi | sh", "bash -c 'sudo id'", "wisp approvals approve 1", "rm -rf /"} {
-			id := fmt.Sprintf("y%d", i)
+		for i, tt := range []struct{ line, rule string }{
+			{"sudo true", "privilege-escalation"},
+			{"echo hi | sh", "pipe-into-shell"},
+			{"bash -c 'sudo id'", "privilege-escalation"},
+			{"wisp approvals approve 1", "wisp-self-approval"},
+			{"rm -rf /", "rm-root-or-home"},
+		} {
+			id, line := fmt.Sprintf("y%d", i), tt.line
 			res := w.run(t, id, builtin.Bash(), bashArgs(line))
-			if !strings.HasPrefix(res.Content, "error: command denied by policy: ") {
-				t.Errorf("%q: got %q, want a policy denial", line, res.Content)
+			if !strings.HasPrefix(res.Content, "error: refused by policy rule "+tt.rule+": "+line+" (") || res.Refusal != "policy rule "+tt.rule {
+				t.Errorf("%q: got %q (refusal %q), want a denial by policy rule %s", line, res.Content, res.Refusal, tt.rule)
+			}
+			if d := decided(t, w, id); d.Approved || d.By != "policy" || !strings.Contains(d.Reason, tt.rule) {
+				t.Errorf("%q: approval.decided = %+v, want the rule named", line, d)
 			}
 			if len(w.lines(t, id)[audit.KindCommandOutcome]) != 0 {
 				t.Errorf("%q ran", line)
@@ -865,6 +874,45 @@ func TestAuditFailureBeforeTheRun(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(w.Work, c.victim)); err == nil {
 				t.Error("it ran")
+			}
+		})
+	}
+}
+
+// TestDenialWithANote: what the person says with a no reaches the model
+// as the whole error and the audit as the reason; a plain no keeps the
+// usual refusal.
+func TestDenialWithANote(t *testing.T) {
+	tests := []struct {
+		name    string
+		tl      tool.Tool
+		args    string
+		answer  gate.Answer
+		want    string
+		refusal string
+	}{
+		{"command with a note", builtin.Bash(), bashArgs("touch x"), gate.Answer{Reason: "denied", Note: " use rg instead "},
+			"error: the user denied this call: use rg instead", "the user denied this call: use rg instead"},
+		{"file change with a note", builtin.Write(), `{"path":"a.txt","content":"x"}`, gate.Answer{Reason: "denied", Note: "write b.txt"},
+			"error: the user denied this call: write b.txt", "the user denied this call: write b.txt"},
+		{"a plain no", builtin.Bash(), bashArgs("touch x"), gate.Answer{Reason: "denied"},
+			"error: command not approved: touch x (denied", "not approved: denied"},
+		{"a note with a yes is no denial", builtin.Bash(), bashArgs("touch x"), gate.Answer{Allow: true, Scope: approval.ScopeOnce, Note: "ok"},
+			"exit_code: 0", ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, func(o *gate.Options) { o.Approver = &countingApprover{answer: tt.answer} })
+			id := fmt.Sprintf("n%d", i)
+			res := w.run(t, id, tt.tl, tt.args)
+			if !strings.HasPrefix(res.Content, tt.want) || res.Refusal != tt.refusal {
+				t.Errorf("got %q (refusal %q), want %q (refusal %q)", res.Content, res.Refusal, tt.want, tt.refusal)
+			}
+			if tt.answer.Allow {
+				return
+			}
+			if d := decided(t, w, id); d.Approved || d.By != "user" || !strings.Contains(d.Reason, strings.TrimSpace(tt.answer.Note)) {
+				t.Errorf("approval.decided = %+v, want the user's denial with the note", d)
 			}
 		})
 	}

@@ -82,13 +82,21 @@ type gitSnapshot struct {
 	// they had to be read then (the file has includes or a hooksPath).
 	programs map[string][]string
 	badRoots map[string]bool
+	// primary are the workspace's own git folders (dirs adds its
+	// submodules'); links caches the gitlinks of index files across
+	// commands.
+	primary []string
+	links   *gitlinkCache
 }
 
 // snapshotGit records the files of workdir/.git that git executes or
 // obeys. A workspace without .git gives a snapshot of its absence.
-func snapshotGit(workdir string) *gitSnapshot {
+func snapshotGit(workdir string, links *gitlinkCache) *gitSnapshot {
 	dot := filepath.Join(workdir, ".git")
-	s := collectGit(workdir, gitDirs(workdir, statPath(dot)), nil, nil)
+	primary := gitDirs(workdir, statPath(dot))
+	subs, pointers := submoduleDirs(workdir, primary, links)
+	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, pointers)
+	s.primary, s.links = primary, links
 	for root := range s.roots {
 		s.readEarly(root)
 	}
@@ -284,15 +292,24 @@ func (s *gitSnapshot) readEarly(root string) {
 // the command, puts back every change that could run code, and returns
 // what it restored (relative to the workspace where inside it).
 func (s *gitSnapshot) restore(workdir string) []string {
-	dirs := s.dirs
+	dirs, primary := s.dirs, s.primary
 	if !s.files[s.dotGit].exists {
 		// A .git folder the command created is guarded like any other;
 		// a gitfile it created is removed below, never followed.
 		if fi, err := os.Lstat(s.dotGit); err == nil && fi.IsDir() {
 			dirs = []string{s.dotGit}
+			primary = dirs
 		}
 	}
-	after := collectGit(workdir, dirs, s.hookDirs, s.extra)
+	// Submodules the command checked out or registered are compared
+	// with nothing: what they hold that runs programs is new.
+	subs, pointers := submoduleDirs(workdir, primary, s.links)
+	for _, d := range subs {
+		if !slices.Contains(dirs, d) {
+			dirs = append(slices.Clip(dirs), d)
+		}
+	}
+	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), pointers...))
 	for p := range s.files {
 		after.record(p)
 	}

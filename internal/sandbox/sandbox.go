@@ -106,8 +106,9 @@
 // steered by ([CommandEnv]): wisp's own settings and secrets (every WISP_
 // variable, ANTHROPIC_API_KEY, OPENAI_API_KEY) and the shells' startup
 // files (BASH_ENV, which a non-interactive bash sources before the line,
-// and ENV). The sandbox configuration travels in argv, never in the
-// environment.
+// and ENV). Its temporary folder is Config.TempDir, named in TMPDIR,
+// GOTMPDIR, TMP and TEMP ([TempEnv]). The sandbox configuration travels
+// in argv, never in the environment.
 //
 // # What a sandboxed command may do
 //
@@ -118,7 +119,7 @@
 // exist is skipped, because Landlock can only name existing files:
 //
 //   - the workspace (Config.Workdir), where the work happens;
-//   - $TMPDIR (or Config.TempDir), /tmp and /dev/shm, because compilers,
+//   - Config.TempDir (else $TMPDIR), /tmp and /dev/shm, because compilers,
 //     test runners, mktemp and Python's multiprocessing need scratch space;
 //   - the build tools' caches, so that "go test", "pip install", "npm
 //     install" and "cargo build" work inside the workspace: Go's build
@@ -177,9 +178,10 @@
 // alone, and only when the command may use the network. A cache folder
 // that does not exist yet is not created, so a first "npm install" cannot
 // create ~/.npm (nor a first "go build" ~/.cache/go-build; GOCACHE can
-// point into the workspace or $TMPDIR instead). When the wisp home lies in
-// /tmp (as in tests), /tmp is refused: give such commands a TMPDIR of
-// their own.
+// point into the workspace or $TMPDIR instead; [TempEnv] does that for
+// GOCACHE). When the wisp home lies in /tmp (as in tests), /tmp is
+// refused: the caller gives commands a temp folder of their own in
+// Config.TempDir.
 // Signals to processes outside the sandbox (wisp itself) are refused from
 // ABI 6. Where Landlock is missing, [Available] says so; the helper then
 // still runs an approved command, with a notice on its stderr, and the
@@ -279,7 +281,9 @@ type Config struct {
 	AllowNetwork bool `json:"allow_network"`
 	// WispHome is never writable; empty means $WISP_HOME, else ~/.wisp.
 	WispHome string `json:"wisp_home,omitempty"`
-	// TempDir is writable; empty means $TMPDIR.
+	// TempDir is the command's temporary folder: writable, and named by
+	// TMPDIR, GOTMPDIR, TMP and TEMP in its environment (see [TempEnv]).
+	// Empty means $TMPDIR, with the environment left as it is.
 	TempDir string `json:"temp_dir,omitempty"`
 	// AutoRun marks a line that runs because the classifier rated it
 	// safe and nobody was asked. It gets the auto-run profile: no network
@@ -339,7 +343,8 @@ type Support struct {
 // that outlives the command) and, where namespaces need one, starts in a
 // user namespace of its own (this may run [Probe] once). Either way the process leads a new process
 // group, so the caller can signal the whole command with kill(-pid), and
-// its Env is CommandEnv(os.Environ()). The configuration travels in argv,
+// its Env is CommandEnv(os.Environ()) (AutoRunEnv in the auto-run
+// profile) with TempEnv's variables. The configuration travels in argv,
 // not in the environment, so nothing of it reaches the command.
 // The caller may add to Env (never replace it with os.Environ()), sets
 // Stdin, Stdout and Stderr, and owns start, kill and wait.
@@ -366,6 +371,7 @@ func Command(cfg Config, self, line, dir string) *exec.Cmd {
 	if cfg.Enabled && cfg.AutoRun {
 		cmd.Env = AutoRunEnv(os.Environ())
 	}
+	cmd.Env = withEnv(cmd.Env, TempEnv(cfg, cmd.Env))
 	cmd.Dir = dir
 	cmd.SysProcAttr = platformAttr(cfg)
 	return cmd

@@ -53,9 +53,20 @@ func Create(dir string, h Header) (*Writer, error) {
 // the branch parent resumes from are copied, ids and links unchanged, so
 // the new file stands on its own. The parent's file is only read.
 func Fork(dir string, parent *Transcript, h Header) (*Writer, error) {
-	h.Parent = parent.Header.ID
-	return createWith(dir, h, parent.Branch())
+	return ForkRecords(dir, parent, h, parent.Branch())
 }
+
+// ForkRecords is Fork copying only the given records of parent's branch
+// (see LastTurns): the way on for a session whose history no longer
+// fits the model's context window.
+func ForkRecords(dir string, parent *Transcript, h Header, records []Record) (*Writer, error) {
+	h.Parent = parent.Header.ID
+	return createWith(dir, h, records)
+}
+
+// Conversation is the model's view of a branch of records, as Messages
+// gives it for a whole transcript.
+func Conversation(branch []Record) []chat.Message { return conversation(branch) }
 
 func createWith(dir string, h Header, copied []Record) (*Writer, error) {
 	if dir == "" {

@@ -36,6 +36,10 @@ type Result struct {
 	// Command describes the process a command tool ran, for the gate's
 	// audit and sandbox report; nil for other tools.
 	Command *CommandOutcome `json:"-"`
+	// Refusal is set when the gate refused the call, so that nothing ran:
+	// a short reason for the person watching ("policy rule
+	// privilege-escalation", "not approved: …").
+	Refusal string `json:"-"`
 }
 
 // CommandOutcome is how a command ended.

@@ -2,15 +2,18 @@
 // private home and commands that drive the fake provider: `fake` starts it
 // with a script and points wisp at it, `fakereq` reads what wisp sent,
 // `waitfile` waits for a file, `maxsize` bounds one, `deltas` joins the
-// streamed text of a --mode json run. It is for tests only.
+// streamed text of a --mode json run, `gocache` shares the tests' Go build
+// cache. It is for tests only.
 package fakescript
 
 import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -47,6 +50,7 @@ func Cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) 
 		"waitfile": cmdWaitFile,
 		"maxsize":  cmdMaxSize,
 		"deltas":   cmdDeltas,
+		"gocache":  cmdGoCache,
 	}
 }
 
@@ -175,4 +179,20 @@ func cmdDeltas(ts *testscript.TestScript, neg bool, args []string) {
 	if ok == neg {
 		ts.Fatalf("joined deltas %q, final message %q, want %q", final, message, args[1])
 	}
+}
+
+// cmdGoCache points GOCACHE at the build cache of the go command that runs
+// the tests, so that a script's go builds (in its fresh HOME, which has no
+// cache) need not compile the standard library first: gocache.
+func cmdGoCache(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 0 || neg {
+		ts.Fatalf("usage: gocache")
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	ts.Check(err)
+	dir := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(dir) {
+		ts.Fatalf("go env GOCACHE is %q, not a folder", dir)
+	}
+	ts.Setenv("GOCACHE", dir)
 }

@@ -1,0 +1,133 @@
+package gate
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/gitindex"
+)
+
+// A submodule's repository is guarded like the workspace's own: `git
+// status` in the workspace enters every submodule the index records (a
+// gitlink) and obeys its configuration, so a core.fsmonitor planted
+// there would run at the person's next status. The gitlinks come from
+// the index file itself (package gitindex), never from running git on
+// the repository being guarded.
+
+const (
+	// indexMax bounds the index read for gitlinks; a larger one is not
+	// searched (tens of MB means hundreds of thousands of files).
+	indexMax = 64 << 20
+	// submoduleMax bounds the submodule repositories guarded, nested
+	// ones included, and submoduleDepth how deep nesting is followed.
+	submoduleMax   = 256
+	submoduleDepth = 4
+)
+
+// gitlinkCache keeps an index's gitlinks while the file is unchanged, so
+// a command that touches no index reads none: the gate's cost for a
+// safe command stays in microseconds.
+type gitlinkCache struct {
+	mu      sync.Mutex
+	entries map[string]gitlinkEntry // by index path
+}
+
+type gitlinkEntry struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	links []string
+}
+
+// gitlinks returns the gitlink paths the index file at path records.
+func (c *gitlinkCache) gitlinks(path string) []string {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > indexMax {
+		return nil
+	}
+	key := gitlinkEntry{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
+	if c != nil {
+		c.mu.Lock()
+		e, ok := c.entries[path]
+		c.mu.Unlock()
+		if ok && e.size == key.size && e.mtime.Equal(key.mtime) && e.ino == key.ino {
+			return e.links
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var links []string
+	// A gitlink's mode, 0160000, is these four bytes: an index without
+	// them holds none, and most indexes are passed over here.
+	if bytes.Contains(data, []byte{0, 0, 0xe0, 0}) {
+		links, _ = gitindex.Gitlinks(data)
+	}
+	if c != nil {
+		key.links = links
+		c.mu.Lock()
+		if c.entries == nil {
+			c.entries = map[string]gitlinkEntry{}
+		}
+		c.entries[path] = key
+		c.mu.Unlock()
+	}
+	return links
+}
+
+// submoduleDirs returns the git folders of the submodules checked out in
+// workdir that the indexes of dirs record, nested ones included, that
+// are not in dirs already. A submodule whose .git points (gitfile or
+// link) at a folder outside the workspace is not followed there: wisp
+// changes nothing outside the workspace. Its .git is returned in
+// pointers instead, so that a new or changed one is removed and git
+// stops entering it.
+func submoduleDirs(workdir string, dirs []string, cache *gitlinkCache) (found, pointers []string) {
+	type level struct {
+		top  string
+		dirs []string
+	}
+	queue := []level{{workdir, dirs}}
+	for depth := 0; depth < submoduleDepth && len(queue) > 0; depth++ {
+		var next []level
+		for _, l := range queue {
+			for _, d := range l.dirs {
+				for _, link := range cache.gitlinks(filepath.Join(d, "index")) {
+					tree := filepath.Join(l.top, filepath.FromSlash(link))
+					if !insideDir(tree, workdir) || len(found)+len(pointers) >= submoduleMax {
+						continue
+					}
+					dot := filepath.Join(tree, ".git")
+					var sub []string
+					for _, g := range gitDirs(tree, statPath(dot)) {
+						switch {
+						case !insideDir(g, workdir):
+							if !slices.Contains(pointers, dot) {
+								pointers = append(pointers, dot)
+							}
+						case !slices.Contains(dirs, g) && !slices.Contains(found, g):
+							found = append(found, g)
+							sub = append(sub, g)
+						}
+					}
+					if len(sub) > 0 {
+						next = append(next, level{tree, sub})
+					}
+				}
+			}
+		}
+		queue = next
+	}
+	return found, pointers
+}
+
+func insideDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
