@@ -177,10 +177,7 @@ const (
 // is something the network-denied profile still allows.
 func TestAutoRunNetwork(t *testing.T) {
 	w := autoRunWorld(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := keptExecutable(t, w)
 	ln, gotTCP := tcpServer(t)
 	tcpAddr := ln.Addr().String()
 	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
@@ -306,10 +303,7 @@ func TestApprovedNetworkHoles(t *testing.T) {
 	w := newWorld(t)
 	abi, _ := Available()
 	needFeature(t, abi >= NetworkABI, fmt.Sprintf("Landlock ABI %d cannot deny the network", abi))
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := keptExecutable(t, w)
 	ln, got := tcpServer(t)
 	for _, kind := range []string{"tfo@" + ln.Addr().String(), "listen"} {
 		t.Run(strings.Split(kind, "@")[0], func(t *testing.T) {
@@ -369,4 +363,27 @@ func TestProbe(t *testing.T) {
 	if r := run(t, cfg, "ls /proc | grep -c '^[0-9]'"); r.code != 0 {
 		t.Errorf("an auto-run line failed where Probe says it can run: %s", r.stderr)
 	}
+}
+
+// keptExecutable returns the test binary at a path an auto-run command
+// can reach: the go tool builds it under /tmp, which the auto-run
+// profile covers, so it is linked (or copied) into the world's TMPDIR.
+func keptExecutable(t *testing.T, w world) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(w.tmp, "sandbox.test")
+	if os.Link(self, dst) == nil {
+		return dst
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

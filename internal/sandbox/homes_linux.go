@@ -27,7 +27,7 @@ import (
 // then name the mounted-back folders.
 func hideHomes(cfg Config) error {
 	keep := keptPaths(cfg)
-	for _, root := range homeRoots() {
+	for _, root := range append(homeRoots(), sharedRoots()...) {
 		if err := hideHome(root, keep); err != nil {
 			return fmt.Errorf("hide %s: %w", root, err)
 		}
@@ -70,6 +70,25 @@ func homeRoots() []string {
 			continue
 		}
 		out = append(out, r)
+	}
+	return out
+}
+
+// sharedRoots lists the folders, resolved, where other users' and other
+// projects' files lie in plain sight: temporary folders (Kerberos ticket
+// caches, other checkouts), the per-user runtime folders (container
+// registry logins, keyrings' sockets) and site data. An auto-run command
+// keeps only what keptPaths names inside them.
+func sharedRoots() []string {
+	var out []string
+	for _, c := range []string{"/tmp", "/var/tmp", "/run/user", "/srv", "/mnt", "/media"} {
+		r, err := filepath.EvalSymlinks(c)
+		if err != nil || r == "/" {
+			continue
+		}
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() && !slices.ContainsFunc(out, func(o string) bool { return within(r, o) || within(o, r) }) {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -87,6 +87,14 @@ func candidates(cfg Config, home string) []string {
 	if tmp == "" {
 		tmp = os.Getenv("TMPDIR")
 	}
+	if cfg.AutoRun {
+		// A line nobody approved was rated read-only, and the sandbox
+		// holds it to that: only its own temporary folder is writable.
+		// Files it could write in the workspace (.husky/, .envrc,
+		// .github/workflows/, an editor's tasks) would run outside the
+		// sandbox later.
+		return []string{tmp}
+	}
 	c := []string{cfg.Workdir, tmp, "/tmp", "/dev/shm"}
 	c = append(c, buildCaches(home)...)
 	return append(c, cfg.WritablePaths...)

@@ -99,11 +99,20 @@ func TestAutoRunSecrets(t *testing.T) {
 			t.Errorf("an approved command lost the home folder (exit %d): %s", r.code, r.stderr)
 		}
 	})
-	t.Run("workspace stays readable and writable", func(t *testing.T) {
+	t.Run("workspace stays readable, only the temp folder writable", func(t *testing.T) {
+		writeFile(t, filepath.Join(w.ws, "f"), "ok\n")
 		cfg := w.cfg
 		cfg.AutoRun = true
-		if r := run(t, cfg, "echo ok > f && cat f && ls"); r.code != 0 || !strings.HasPrefix(r.stdout, "ok\n") {
-			t.Errorf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+		if r := run(t, cfg, `cat f && echo x > "$TMPDIR/t" && cat "$TMPDIR/t"`); r.code != 0 || r.stdout != "ok\nx\n" {
+			t.Errorf("exit %d: %q %s", r.code, r.stdout, r.stderr)
+		}
+		for _, line := range []string{"echo x > g", "mkdir .husky", "touch new", "echo x >> f", "rm f", "mv f g", "ln -s f g"} {
+			if r := run(t, cfg, line); r.code == 0 {
+				t.Errorf("%s: an auto-run command changed the workspace", line)
+			}
+		}
+		if r := run(t, w.cfg, "echo x > g && rm g"); r.code != 0 {
+			t.Errorf("control: an approved command cannot write the workspace: %s", r.stderr)
 		}
 	})
 }

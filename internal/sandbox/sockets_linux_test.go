@@ -99,10 +99,7 @@ func TestSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer udp.Close()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := keptExecutable(t, w)
 	probe := func(kind string) string { return socketEnv + "=" + kind + " " + self }
 	// Raw and packet sockets need CAP_NET_RAW, which the helper drops
 	// even for root, so their control cannot succeed; but its refusal

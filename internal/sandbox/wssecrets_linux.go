@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
@@ -19,16 +17,17 @@ import (
 // starts after it, so it must stay short in a large repository.
 const (
 	wsWalkEntries = 50000
-	wsWalkDepth   = 8
+	wsWalkDepth   = 24
 	wsHideMax     = 256
 )
 
-// wsSkip are folders the walk does not enter: package caches and build
-// output, which are large and hold no project secrets, and .git, which
-// git itself must read (its config is judged by the classifier instead).
+// wsSkip are folders the walk does not enter: package caches, which are
+// large and hold no project secrets, and .git, which git itself must
+// read (its configuration is covered by hideGitConfig instead). Build
+// output and vendored code are walked: a copied .env lands there.
 var wsSkip = map[string]bool{
-	".git": true, "node_modules": true, "vendor": true, "target": true,
-	".venv": true, "venv": true, "__pycache__": true, "dist": true, "build": true,
+	".git": true, "node_modules": true, "target": true,
+	".venv": true, "venv": true, "__pycache__": true,
 }
 
 // hideWorkspaceSecrets covers, for an auto-run command, the files in the
@@ -60,7 +59,9 @@ func hideWorkspaceSecrets(cfg Config) error {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && d.Name() != ".git" && prot.Match(p) {
+		// A protected name that is a link is hidden where it leads:
+		// .env -> ../shared.env reads that file.
+		if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && d.Name() != ".git" && prot.Match(p) {
 			found = append(found, p)
 			if len(found) > wsHideMax {
 				return errTooManySecrets
@@ -72,11 +73,20 @@ func hideWorkspaceSecrets(cfg Config) error {
 		return fmt.Errorf("hide the workspace's protected files: %w", walkErr)
 	}
 	for _, p := range found {
-		if err := unix.Mount(os.DevNull, p, "", unix.MS_BIND, ""); err != nil {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // a link to nothing: nothing to read
+		}
+		// The mount follows a link to its target.
+		if err := hide(p, fi.IsDir()); err != nil {
 			return fmt.Errorf("hide %s: %w", p, err)
 		}
 	}
-	return nil
+	tmp := cfg.TempDir
+	if tmp == "" {
+		tmp = os.Getenv("TMPDIR")
+	}
+	return hideGitConfig(root, tmp)
 }
 
 var errTooManySecrets = errors.New("more than 256 protected files in the workspace")
