@@ -155,7 +155,9 @@ func buildGate(l *loaded, sys IO, temp runTemp) (*gateParts, error) {
 func readOnlyNotes(sys IO, paths config.Paths, sb sandbox.Config, tmp string, temp runTemp) (goCache string) {
 	if roots, err := sandbox.WritableRoots(sb); err == nil {
 		for _, r := range roots.Refused {
-			fmt.Fprintf(sys.Stderr, "wisp: note: %s stays read-only to commands: %s%s\n", paths.Pretty(r.Path), r.Reason, tempFix(r.Path, tmp, temp))
+			if fix, tell := tempFix(r.Path, tmp, temp); tell {
+				fmt.Fprintf(sys.Stderr, "wisp: note: %s stays read-only to commands: %s%s\n", paths.Pretty(r.Path), r.Reason, fix)
+			}
 		}
 	}
 	for _, kv := range sandbox.TempEnv(sb, sandbox.CommandEnv(os.Environ())) {
@@ -166,17 +168,19 @@ func readOnlyNotes(sys IO, paths config.Paths, sb sandbox.Config, tmp string, te
 	return goCache
 }
 
-// tempFix says, after the note that root stays read-only, what commands
-// do for a temporary folder when root is one: use their own, or, when
-// none could be made, what the person can do about it.
-func tempFix(root, tmp string, temp runTemp) string {
+// tempFix says whether to tell the person that root stays read-only, and
+// what to add when root is a temporary folder. Commands that have a
+// temporary folder of their own miss nothing, so a shared one that stays
+// read-only is not worth a line on every start; with none, the line says
+// what the person can do about it.
+func tempFix(root, tmp string, temp runTemp) (fix string, tell bool) {
 	if !slices.Contains([]string{resolved(tmp), resolved(os.TempDir()), resolved("/tmp")}, root) {
-		return ""
+		return "", true
 	}
 	if temp.commands != "" {
-		return "; commands get a temporary folder of their own, " + temp.commands
+		return "", false
 	}
-	return "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home"
+	return "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home", true
 }
 
 // resolved is p with its symlinks followed, as the sandbox names roots.

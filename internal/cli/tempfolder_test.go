@@ -161,15 +161,16 @@ func TestTempFix(t *testing.T) {
 		name, root string
 		temp       runTemp
 		want       string
+		tell       bool
 	}{
-		{"not a temporary folder", filepath.Join(base, "ws"), runTemp{commands: "/tmp/wisp-run-1-a/tmp"}, ""},
-		{"TMPDIR, with a folder of their own", base, runTemp{commands: "/tmp/wisp-run-1-a/tmp"}, "; commands get a temporary folder of their own, /tmp/wisp-run-1-a/tmp"},
-		{"/tmp, with none", "/tmp", runTemp{}, "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home"},
+		{"not a temporary folder", filepath.Join(base, "ws"), runTemp{commands: "/tmp/wisp-run-1-a/tmp"}, "", true},
+		{"TMPDIR, with a folder of their own", base, runTemp{commands: "/tmp/wisp-run-1-a/tmp"}, "", false},
+		{"/tmp, with none", "/tmp", runTemp{}, "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tempFix(tc.root, base, tc.temp); got != tc.want {
-				t.Errorf("tempFix = %q, want %q", got, tc.want)
+			if got, tell := tempFix(tc.root, base, tc.temp); got != tc.want || tell != tc.tell {
+				t.Errorf("tempFix = %q, %v; want %q, %v", got, tell, tc.want, tc.tell)
 			}
 		})
 	}
