@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/wisp-agent/wisp/internal/shell/rules"
+	"github.com/wisp-agent/wisp/internal/shell/secretpath"
 )
 
 // res accumulates the judgement of one part.
@@ -52,6 +53,10 @@ type cmd struct {
 	r     *res
 	hops  int
 	verbs *rules.Verbs // what the program's table entry says of its verbs
+	// valueOpts are the options the program's table entry lists as taking
+	// a value (values, optional, posix), worked out once per program; nil
+	// for a rule that does not read its entry.
+	valueOpts *spec
 }
 
 func (k *cmd) add(l Level, reason string) { k.r.add(l, reason) }
@@ -239,12 +244,12 @@ func (c *classifier) scanSecrets(f *frame, args []arg, r *res) {
 			}
 			continue
 		}
-		if !a.known && mentionsSecret(a.text) {
+		if !a.known && secretpath.Mentions(a.text) {
 			r.add(Dangerous, "may touch a secret: "+a.text)
 			return
 		}
 		// After a cd, a plain name may be a file in a credential folder.
-		if !a.known || a.val == "" || f.cwd == c.root && !maybeSecret(a.val) || strings.ContainsAny(a.val, " \t\n") {
+		if !a.known || a.val == "" || f.cwd == c.root && !secretpath.MaybeSecret(a.val) || strings.ContainsAny(a.val, " \t\n") {
 			continue
 		}
 		cands := [4]string{a.val}
@@ -284,10 +289,6 @@ var wholeTree = map[string]bool{
 	"egrep": true, "rg": true, "ag": true, "ack": true, "curl": true, "base64": true, "cpio": true,
 }
 
-// secretNamesForGlobs are names a glob is tried against.
-var secretNamesForGlobs = []string{".env", ".env.local", ".env.production", ".netrc", ".git-credentials",
-	".npmrc", ".pypirc", ".pgpass", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "credentials", "shadow"}
-
 // secretGlob reports whether a glob argument can match a credential file.
 // A bare * does not count (it skips dot files, and matching every name
 // is no sign of intent); a glob inside a credential directory does.
@@ -302,17 +303,7 @@ func (c *classifier) secretGlob(f *frame, a arg) bool {
 	if strings.Trim(base, "*?") == "" {
 		return false
 	}
-	for _, ext := range []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"} {
-		if strings.HasSuffix(base, ext) {
-			return true
-		}
-	}
-	for _, n := range secretNamesForGlobs {
-		if ok, _ := path.Match(base, n); ok && (base[0] == '.') == (n[0] == '.') {
-			return true
-		}
-	}
-	return false
+	return secretpath.GlobMayName(base)
 }
 
 // assign judges a variable assignment (FOO=bar cmd, FOO=bar, export FOO=bar).

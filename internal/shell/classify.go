@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/wisp-agent/wisp/internal/shell/rules"
+	"github.com/wisp-agent/wisp/internal/shell/secretpath"
 	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
@@ -552,7 +553,7 @@ func (c *classifier) readTarget(x *ctx, a arg, rd *redirs) {
 	switch {
 	case pl == placeNetwork:
 		rd.add(Dangerous, "reads from a network connection: "+shown)
-	case pl == placeUnknown && mentionsSecret(a.text):
+	case pl == placeUnknown && secretpath.Mentions(a.text):
 		rd.add(Dangerous, "may read a secret: "+a.text)
 	case pl == placeUnknown:
 		rd.add(Moderate, "reads from a path only known at run time: "+a.text)

@@ -10,7 +10,9 @@
 // known options in the data tables of package rules, which also say how
 // bad the programs and variables they know are, or which judgement in
 // code (rules_*.go: wrappers, shells, options that need parsing) reads
-// their arguments. Anything else is at
+// their arguments. The small languages programs take as arguments (sed
+// scripts, awk programs) are read by package sublang, and paths are
+// matched against the credential list by package secretpath. Anything else is at
 // least moderate ("cannot be shown to be read-only: ..."); reading a
 // credential location of package secrets is dangerous however the path is
 // spelled. The classifier fails closed: a line it cannot parse, a command

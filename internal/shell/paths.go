@@ -3,6 +3,8 @@ package shell
 import (
 	"path"
 	"strings"
+
+	"github.com/wisp-agent/wisp/internal/shell/secretpath"
 )
 
 // place is where a path argument lands, as far as the classifier can tell
@@ -163,59 +165,14 @@ func (c *classifier) wide(p string) bool {
 	return strings.Count(p, "/") == 1 // any top-level directory
 }
 
-// secretNames are file names that hold credentials wherever they are.
-var secretNames = map[string]bool{
-	".env": true, ".netrc": true, "_netrc": true, ".git-credentials": true, ".pgpass": true,
-	".npmrc": true, ".pypirc": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true,
-	"id_ed25519": true, "id_ecdsa_sk": true, "id_ed25519_sk": true, "credentials": true,
-	"shadow": true, "gshadow": true, "master.key": true, ".htpasswd": true,
-	"authorized_keys": true, "known_hosts": false,
-}
-
-// secretDirs are directories whose files are credentials.
-var secretDirs = []string{"/.ssh/", "/.gnupg/", "/.aws/", "/.azure/", "/.kube/", "/.docker/", "/.config/gh/", "/.config/gcloud/", "/.wisp/"}
-
 // secret reports whether a path names a credential file, the way the file
-// tools' protected paths do: .env files, private keys, cloud and SSH
-// credentials, the shadow password file, wisp's own directory.
+// tools' protected paths do: a location of the credential list, or a name
+// that holds credentials wherever it is (package secretpath knows both).
 func (c *classifier) secret(p string) bool {
 	if _, ok := c.secretLocation(p); ok {
 		return true
 	}
-	lp := strings.ToLower(p)
-	base := path.Base(lp)
-	if v, ok := secretNames[base]; ok {
-		if base == "shadow" || base == "gshadow" {
-			// The password files of /etc, not any file of that name
-			// (the shadow vet tool, say).
-			return strings.HasSuffix(path.Dir(lp), "/etc")
-		}
-		return v
-	}
-	if strings.HasPrefix(base, ".env.") {
-		switch path.Ext(base) {
-		case ".example", ".sample", ".template", ".dist", ".defaults":
-			return false
-		}
-		return true
-	}
-	switch path.Ext(base) {
-	case ".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".kdbx":
-		return true
-	}
-	if strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub") && !strings.Contains(base, ".") {
-		return true
-	}
-	if strings.HasSuffix(lp, "/environ") && strings.HasPrefix(lp, "/proc/") {
-		return true
-	}
-
-	for _, d := range secretDirs {
-		if strings.Contains(lp+"/", d) && !strings.HasSuffix(base, ".pub") && base != "known_hosts" {
-			return true
-		}
-	}
-	return false
+	return secretpath.Named(p)
 }
 
 // startupFiles are files that a shell or git runs or obeys later, so
@@ -253,24 +210,3 @@ func inGitDir(p string) bool {
 
 // gitDirReason is why writing into .git is dangerous.
 const gitDirReason = "writes into .git (git hooks and config run outside the sandbox): "
-
-// secretMarks are substrings every credential path has one of; checking
-// for them first keeps the full test off ordinary arguments.
-var secretMarks = []string{
-	"env", "netrc", "credential", "pgpass", "npmrc", "pypirc", "id_", "shadow", "master.key",
-	"htpasswd", "authorized_keys", ".pem", ".key", ".p12", ".pfx", "keystore", ".jks", ".kdbx",
-	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", "/gh", "gcloud", ".wisp",
-}
-
-// maybeSecret is a quick filter before secret: it holds the marks of
-// secretMarks and of the shared credential list.
-func maybeSecret(s string) bool {
-	low := s
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			low = strings.ToLower(s)
-			break
-		}
-	}
-	return secretIdx().hasMark(low)
-}

@@ -7,6 +7,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/wisp-agent/wisp/internal/shell/rules"
+	"github.com/wisp-agent/wisp/internal/shell/secretpath"
 )
 
 // proveCall checks a simple command against the program table: it can
@@ -141,7 +142,7 @@ func readArg(v string, args []arg) arg {
 	}
 	a := literalArg(v)
 	a.home = strings.HasPrefix(v, "~")
-	a.glob = hasMeta(v)
+	a.glob = secretpath.HasMeta(v)
 	return a
 }
 
@@ -153,7 +154,7 @@ func (c *classifier) proveRead(f *frame, a arg, r *res) {
 	p, ok := c.resolve(f, a)
 	switch {
 	case !ok:
-		if mentionsSecret(a.text) {
+		if secretpath.Mentions(a.text) {
 			r.add(Dangerous, "may read a secret: "+a.text)
 			return
 		}

@@ -20,35 +20,56 @@ func init() {
 		"print":   func(name, why string, _ *rules.Verbs) rule { return judgePrint(name, why) },
 		"setsvar": func(name, why string, _ *rules.Verbs) rule { return judgeSetsVar(name, why) },
 		"reader":  func(_, why string, _ *rules.Verbs) rule { return func(k *cmd) { k.add(Safe, why) } },
+		"words":   func(name, _ string, v *rules.Verbs) rule { return wordsRule(name, v) },
 		"network": func(_, why string, _ *rules.Verbs) rule { return ruleNetwork(why) },
 		"unset": plain(func(k *cmd) {
 			if !k.subscripts() {
 				ruleUnset(k)
 			}
 		}),
-		"alias": plain(ruleAlias), "awk": plain(ruleAwk), "busybox": plain(ruleBusybox), "cargo": plain(ruleCargo),
-		"cd": plain(ruleCd), "chmod": plain(ruleChmod), "command": plain(ruleCommand), "compiler": plain(ruleCompiler),
-		"compress": plain(ruleCompress), "copy": plain(ruleCopy), "copy-remote": plain(ruleCopyRemote), "create": plain(ruleCreate),
-		"crontab": plain(ruleCrontab), "crypto": plain(ruleCrypto), "ctl-status": plain(ruleCtlStatus), "curl": plain(ruleCurl),
-		"date": plain(ruleDate), "dd": plain(ruleDd), "disk": plain(ruleDisk), "dmesg": plain(ruleDmesg),
-		"docker": withVerbs(ruleDocker), "dpkg": plain(ruleDpkg), "enable": plain(ruleEnable), "env": plain(ruleEnv),
-		"eval": plain(ruleEval), "exec": plain(ruleExec), "fc": plain(ruleFc), "fd": plain(ruleFd),
-		"find": plain(ruleFind), "firewall": plain(ruleFirewall), "formatter": plain(ruleFormatter), "gh": plain(ruleGh),
-		"git": withVerbs(ruleGit), "go": plain(ruleGo), "hash": plain(ruleHash), "history": plain(ruleHistory),
-		"hostname": plain(ruleHostname), "interpreter": plain(ruleInterpreter), "journalctl": plain(ruleJournalctl), "kill": plain(ruleKill),
-		"kill-by-name": plain(ruleKillByName), "kubectl": plain(ruleKubectl), "make": plain(ruleMake), "man": plain(ruleMan),
-		"net-config": plain(ruleNetConfig), "nice": plain(ruleNice), "npm": withVerbs(ruleNpm), "output-option": plain(ruleOutputOption),
-		"pacman": plain(rulePacman), "parallel": plain(ruleParallel), "patch": plain(rulePatch), "pip": plain(rulePip),
-		"popd": plain(rulePopd), "privilege": plain(rulePrivilege), "remote": plain(ruleRemote), "rg": plain(ruleRg),
-		"rm": plain(ruleRm), "rpm": plain(ruleRpm), "sched": plain(ruleSched), "script": plain(ruleScript),
-		"second-operand-writes": plain(ruleSecondOperandWrites), "sed": plain(ruleSed), "service": plain(ruleService), "set": plain(ruleSet),
-		"shell": plain(ruleShell), "sort": plain(ruleSort), "source": plain(ruleSource), "split": plain(ruleSplit),
-		"stdbuf": plain(ruleStdbuf), "sysctl": plain(ruleSysctl), "systemctl": withVerbs(ruleSystemctl), "tar": plain(ruleTar),
-		"tee": plain(ruleTee), "terraform": plain(ruleTerraform), "time": plain(ruleTime), "timeout": plain(ruleTimeout),
-		"tracer": plain(ruleTracer), "trap": plain(ruleTrap), "umask": plain(ruleUmask), "unzip": plain(ruleUnzip),
-		"uv": plain(ruleUv), "watch": plain(ruleWatch), "wget": plain(ruleWget), "wisp": plain(ruleWisp),
-		"wrap-plain": plain(ruleWrapPlain), "xargs": plain(ruleXargs), "yarn": plain(ruleYarn), "yq": plain(ruleYq),
-		"zip": plain(ruleZip),
+		"alias": plain(ruleAlias), "awk": withVerbs(ruleAwk), "busybox": plain(ruleBusybox), "cargo": withVerbs(ruleCargo),
+		"cd": plain(ruleCd), "chmod": plain(ruleChmod), "command": withVerbs(ruleCommand), "compiler": plain(ruleCompiler),
+		"compress": withVerbs(ruleCompress), "copy": withVerbs(ruleCopy), "copy-remote": withVerbs(ruleCopyRemote), "create": withVerbs(ruleCreate),
+		"crontab": plain(ruleCrontab), "crypto": plain(ruleCrypto), "ctl-status": plain(ruleCtlStatus), "curl": withVerbs(ruleCurl),
+		"date": withVerbs(ruleDate), "dd": plain(ruleDd), "disk": plain(ruleDisk), "dmesg": plain(ruleDmesg),
+		"docker": withVerbs(ruleDocker), "dpkg": plain(ruleDpkg), "enable": plain(ruleEnable), "env": withVerbs(ruleEnv),
+		"eval": plain(ruleEval), "exec": withVerbs(ruleExec), "fd": withVerbs(ruleFd),
+		"find": plain(ruleFind), "formatter": plain(ruleFormatter), "gh": withVerbs(ruleGh),
+		"git": withVerbs(ruleGit), "go": withVerbs(ruleGo), "history": plain(ruleHistory),
+		"hostname": plain(ruleHostname), "interpreter": plain(ruleInterpreter), "kill": plain(ruleKill),
+		"kill-by-name": plain(ruleKillByName), "kubectl": withVerbs(ruleKubectl), "make": withVerbs(ruleMake), "man": withVerbs(ruleMan),
+		"net-config": plain(ruleNetConfig), "nice": withVerbs(ruleNice), "npm": withVerbs(ruleNpm), "output-option": withVerbs(ruleOutputOption),
+		"pacman": plain(rulePacman), "parallel": plain(ruleParallel), "patch": withVerbs(rulePatch), "pip": withVerbs(rulePip),
+		"popd": plain(rulePopd), "privilege": withVerbs(rulePrivilege), "remote": plain(ruleRemote), "rg": withVerbs(ruleRg),
+		"rm": plain(ruleRm), "rpm": plain(ruleRpm), "sched": withVerbs(ruleSched), "script": withVerbs(ruleScript),
+		"second-operand-writes": withVerbs(ruleSecondOperandWrites), "sed": plain(ruleSed), "service": plain(ruleService), "set": plain(ruleSet),
+		"shell": plain(ruleShell), "sort": withVerbs(ruleSort), "source": plain(ruleSource), "split": withVerbs(ruleSplit),
+		"stdbuf": withVerbs(ruleStdbuf), "sysctl": plain(ruleSysctl), "systemctl": withVerbs(ruleSystemctl), "tar": withVerbs(ruleTar),
+		"tee": withVerbs(ruleTee), "terraform": withVerbs(ruleTerraform), "time": withVerbs(ruleTime), "timeout": withVerbs(ruleTimeout),
+		"tracer": withVerbs(ruleTracer), "trap": plain(ruleTrap), "umask": plain(ruleUmask), "unzip": withVerbs(ruleUnzip),
+		"uv": withVerbs(ruleUv), "watch": withVerbs(ruleWatch), "wget": withVerbs(ruleWget), "wisp": plain(ruleWisp),
+		"wrap-plain": plain(ruleWrapPlain), "xargs": plain(ruleXargs), "yarn": withVerbs(ruleYarn), "yq": plain(ruleYq),
+		"zip": withVerbs(ruleZip),
+	}
+}
+
+// wordsRule is the judgement "words": the first argument that one of the
+// entry's "on" lines names decides, else its "else" line does. A table
+// entry that uses it without an else line is a broken build.
+func wordsRule(name string, v *rules.Verbs) rule {
+	if v.Else.Level == "" {
+		panic(fmt.Sprintf("commands.rules: %s judged by words has no else line", name))
+	}
+	return func(k *cmd) {
+		for _, a := range k.args {
+			for _, w := range v.Words {
+				if w.Matches(a.known, a.val) {
+					k.add(levelNamed(w.Level), w.Why)
+					return
+				}
+			}
+		}
+		k.add(levelNamed(v.Else.Level), v.Else.Why)
 	}
 }
 
@@ -58,11 +79,14 @@ func plain(r rule) func(name, why string, v *rules.Verbs) rule {
 	return func(string, string, *rules.Verbs) rule { return r }
 }
 
-// withVerbs adapts a rule that reads the verbs its table entry lists.
+// withVerbs adapts a rule that reads the verbs or the options its table
+// entry lists.
 func withVerbs(r rule) func(name, why string, v *rules.Verbs) rule {
 	return func(_, _ string, v *rules.Verbs) rule {
+		sp := verbSpec(v)
 		return func(k *cmd) {
 			k.verbs = v
+			k.valueOpts = &sp
 			r(k)
 		}
 	}
@@ -327,8 +351,8 @@ func optVal(opts []option, names ...string) (arg, bool) {
 	return v, found
 }
 
-// verbSpec is the spec of the options a verbs table lists as taking a
-// value before the verb.
+// verbSpec is the spec of the options a table entry lists as taking a
+// value (before the verb, for a program with verbs).
 func verbSpec(v *rules.Verbs) spec {
 	var sp spec
 	for _, o := range v.Values {
@@ -338,6 +362,10 @@ func verbSpec(v *rules.Verbs) spec {
 			sp.shortVal += strings.TrimPrefix(o, "-")
 		}
 	}
+	for _, o := range v.Optional {
+		sp.shortOpt += strings.TrimPrefix(o, "-")
+	}
+	sp.posix = v.Posix
 	return sp
 }
 
@@ -414,8 +442,7 @@ func ruleWisp(k *cmd) {
 
 // ruleScript covers script(1), which records a command's session.
 func ruleScript(k *cmd) {
-	sp := spec{shortVal: "cEIOBTmo", longVal: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}}
-	opts, ops := sp.scan(k.args)
+	opts, ops := k.valueOpts.scan(k.args)
 	if v, ok := optVal(opts, "-c", "--command"); ok {
 		k.add(Safe, "runs a command and records it (judged on its own)")
 		k.nestedScript(v, "runs a script")

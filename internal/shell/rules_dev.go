@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -70,51 +71,27 @@ func ruleGo(k *cmd) {
 	k.r.verb = verb
 	rest := k.args[1:]
 	flags, others := goFlags(rest)
-	flag := func(name string) (arg, bool) {
-		for _, f := range flags {
-			if f.name == name {
-				return f.val, true
-			}
-		}
-		return arg{}, false
-	}
-	has := func(name string) bool { _, ok := flag(name); return ok }
 	k.goBuildFlags(flags)
-	if v, ok := flag("C"); ok {
+	if v, ok := goFlagNamed(flags, "C"); ok {
 		if pl, shown := k.c.where(k.x.f, v); pl != placeWorkspace && pl != placeTemp {
 			k.add(Moderate, "works in another directory: "+shown)
 		}
 	}
+	if k.verbs.NetworkVerbs[verb] {
+		k.r.fl.net = true
+	}
 	switch verb {
 	case "build", "vet", "list", "doc", "version", "env", "help":
-		if verb == "env" && (has("w") || has("u")) {
-			k.goEnvWrite(others)
-			return
-		}
-		if verb == "list" && has("u") && has("m") {
-			k.add(Moderate, "reaches the network")
-			return
-		}
-		if a, bad := unknownArgs(others); bad {
-			k.add(Moderate, "an argument only known at run time could be a flag that runs a program (-toolexec, -vettool): "+a.text)
-		}
-		for _, name := range []string{"o", "coverprofile", "cpuprofile", "memprofile", "trace"} {
-			if v, ok := flag(name); ok {
-				k.writeInside(v, "writes the build output into")
-			}
-		}
-		if len(k.r.reasons) == 0 {
-			k.add(Safe, "builds or inspects Go code without running it")
-		}
+		k.goReads(verb, flags, others)
 	case "fmt", "fix":
-		if has("n") {
+		if hasGoFlag(flags, "n") {
 			k.add(Safe, "prints what it would do")
 			return
 		}
 		k.add(Moderate, "rewrites Go source files")
 	case "test", "run":
 		for _, name := range []string{"o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir"} {
-			if v, ok := flag(name); ok {
+			if v, ok := goFlagNamed(flags, name); ok {
 				k.write(v)
 			}
 		}
@@ -123,11 +100,6 @@ func ruleGo(k *cmd) {
 		} else {
 			k.add(Moderate, "runs a program")
 		}
-	case "generate":
-		k.add(Moderate, "runs commands named in source comments")
-	case "get", "install":
-		k.r.fl.net = true
-		k.add(Moderate, "downloads and installs modules")
 	case "mod":
 		sub := ""
 		if len(rest) > 0 && rest[0].known {
@@ -140,14 +112,51 @@ func ruleGo(k *cmd) {
 			k.r.fl.net = true
 			k.add(Moderate, "changes or downloads modules")
 		}
-	case "clean":
-		k.add(Moderate, "deletes build output")
-	case "work":
-		k.add(Moderate, "changes the workspace file")
-	case "tool":
-		k.add(Moderate, "runs a Go tool")
 	default:
+		if why := k.verbs.Moderate[verb]; why != "" {
+			k.add(Moderate, why)
+			return
+		}
 		k.add(Moderate, "runs the go command")
+	}
+}
+
+// goFlagNamed returns the value of the go flag name, and whether it was given.
+func goFlagNamed(flags []goFlag, name string) (arg, bool) {
+	for _, f := range flags {
+		if f.name == name {
+			return f.val, true
+		}
+	}
+	return arg{}, false
+}
+
+func hasGoFlag(flags []goFlag, name string) bool {
+	_, ok := goFlagNamed(flags, name)
+	return ok
+}
+
+// goReads judges the verbs that build or inspect without running project
+// code, unless their flags say otherwise (go env -w, go list -m -u).
+func (k *cmd) goReads(verb string, flags []goFlag, others []arg) {
+	if verb == "env" && (hasGoFlag(flags, "w") || hasGoFlag(flags, "u")) {
+		k.goEnvWrite(others)
+		return
+	}
+	if verb == "list" && hasGoFlag(flags, "u") && hasGoFlag(flags, "m") {
+		k.add(Moderate, "reaches the network")
+		return
+	}
+	if a, bad := unknownArgs(others); bad {
+		k.add(Moderate, "an argument only known at run time could be a flag that runs a program (-toolexec, -vettool): "+a.text)
+	}
+	for _, name := range []string{"o", "coverprofile", "cpuprofile", "memprofile", "trace"} {
+		if v, ok := goFlagNamed(flags, name); ok {
+			k.writeInside(v, "writes the build output into")
+		}
+	}
+	if len(k.r.reasons) == 0 {
+		k.add(Safe, "builds or inspects Go code without running it")
 	}
 }
 
@@ -420,172 +429,179 @@ func ruleFormatter(k *cmd) {
 	k.add(Safe, "prints formatted code")
 }
 
+// ruleCargo reads cargo's verbs from its commands.rules entry; only fmt,
+// which --check makes read-only, is decided here.
 func ruleCargo(k *cmd) {
-	sp := spec{shortVal: "ZC", longVal: []string{"config", "color", "manifest-path"}}
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, sp)
+	verb, i := verbAt(k.args, *k.valueOpts)
 	k.r.verb = verb
-	rest := []arg{}
-	if i < len(k.args) {
-		rest = k.args[i+1:]
+	if k.verbs.NetworkVerbs[verb] {
+		k.r.fl.net = true
 	}
-	switch verb {
-	case "", "version", "help", "locate-project", "pkgid", "read-manifest", "verify-project":
+	switch {
+	case verb == "" || k.verbs.Safe[verb] != "":
 		k.add(Safe, "prints project information")
-	case "fmt":
-		for _, a := range rest {
+	case verb == "fmt":
+		for _, a := range k.args[i+1:] {
 			if a.known && a.val == "--check" {
 				k.add(Safe, "checks formatting")
 				return
 			}
 		}
 		k.add(Moderate, "rewrites source files")
-	case "publish", "yank", "owner", "login", "logout":
-		k.r.fl.net = true
-		k.add(Dangerous, "publishes to or changes a package registry")
-	case "install", "uninstall", "add", "remove", "update", "fetch", "search", "generate-lockfile", "vendor":
-		k.r.fl.net = true
-		k.add(Moderate, "downloads or installs crates")
+	case k.verbs.Dangerous[verb] != "":
+		k.add(Dangerous, k.verbs.Dangerous[verb])
+	case k.verbs.Moderate[verb] != "":
+		k.add(Moderate, k.verbs.Moderate[verb])
 	default:
 		k.add(Moderate, "builds or runs project code (build scripts and macros run)")
 	}
 }
 
-func ruleNpm(k *cmd) {
-	sp := verbSpec(k.verbs)
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
-		return
-	}
-	verb, i := verbAt(k.args, sp)
-	k.r.verb = verb
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
+// verbFromTable judges verb by the verb lines of the program's
+// commands.rules entry (dangerous, safe, moderate; network-verbs reach
+// the network), and reports whether the entry lists it.
+func (k *cmd) verbFromTable(verb string) bool {
+	if k.verbs.NetworkVerbs[verb] {
+		k.r.fl.net = true
 	}
 	switch {
 	case k.verbs.Dangerous[verb] != "":
-		k.r.fl.net = true
 		k.add(Dangerous, k.verbs.Dangerous[verb])
 	case k.verbs.Safe[verb] != "":
 		k.add(Safe, k.verbs.Safe[verb])
+	case k.verbs.Moderate[verb] != "":
+		k.add(Moderate, k.verbs.Moderate[verb])
+	default:
+		return false
+	}
+	return true
+}
+
+// packageVerb finds the verb of a package manager (after the options its
+// entry lists as taking a value) and the arguments after it; done says
+// a lone --version or --help settled the verdict.
+func (k *cmd) packageVerb() (verb string, rest []arg, done bool) {
+	if onlyInfo(k.args) {
+		k.add(Safe, "prints version or help")
+		return "", nil, true
+	}
+	verb, i := verbAt(k.args, *k.valueOpts)
+	k.r.verb = verb
+	if i < len(k.args) {
+		rest = k.args[i+1:]
+	}
+	return verb, rest, false
+}
+
+// judgeAs judges args as the arguments of the program name, with its
+// table entry, into this command's verdict (uv pip, python -m pip).
+func (k *cmd) judgeAs(name string, args []arg) {
+	r, _ := lookup(name)
+	r(&cmd{c: k.c, x: k.x, name: name, args: args, r: k.r, hops: k.hops})
+}
+
+// firstIs reports whether the first of args is known and one of words.
+func firstIs(args []arg, words ...string) bool {
+	return len(args) > 0 && args[0].known && slices.Contains(words, args[0].val)
+}
+
+// ruleNpm reads npm's verbs from its commands.rules entry; config,
+// version and audit, whose operands decide, are judged here.
+func ruleNpm(k *cmd) {
+	verb, rest, done := k.packageVerb()
+	switch {
+	case done:
+	case verb == "audit":
+		k.r.fl.net = true
+		if len(rest) == 0 {
+			k.add(Moderate, "reaches the package registry")
+			return
+		}
+		k.add(Moderate, "installs or removes packages (install scripts run)")
+	case k.verbFromTable(verb):
 	case verb == "config" || verb == "c":
-		if len(rest) > 0 && rest[0].known && (rest[0].val == "get" || rest[0].val == "list" || rest[0].val == "ls") {
+		if firstIs(rest, "get", "list", "ls") {
 			k.add(Safe, "reads npm configuration")
 			return
 		}
 		k.add(Moderate, "changes npm configuration")
 	case verb == "version" && len(rest) == 0:
 		k.add(Safe, "prints versions")
-	case verb == "view" || verb == "info" || verb == "show" || verb == "v" || verb == "outdated" || verb == "search" || verb == "audit" && len(rest) == 0 || verb == "ping" || verb == "doctor":
-		k.r.fl.net = true
-		k.add(Moderate, "reaches the package registry")
-	case verb == "install" || verb == "i" || verb == "ci" || verb == "add" || verb == "update" || verb == "up" || verb == "uninstall" || verb == "rm" || verb == "remove" || verb == "un" || verb == "audit":
-		k.r.fl.net = true
-		k.add(Moderate, "installs or removes packages (install scripts run)")
-	case verb == "exec" || verb == "x":
-		k.add(Moderate, "downloads and runs a package")
 	default:
 		k.add(Moderate, "runs package scripts, which run project code")
 	}
 }
 
+// ruleYarn reads yarn's and pnpm's verbs from their commands.rules entry;
+// config and npm, whose operands decide, are judged here.
 func ruleYarn(k *cmd) {
-	sp := spec{shortVal: "C", longVal: []string{"cwd", "dir", "filter", "workspace"}}
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
-		return
-	}
-	verb, i := verbAt(k.args, sp)
-	k.r.verb = verb
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
-	}
-	switch verb {
-	case "list", "ls", "ll", "why", "help", "root", "bin", "--version", "-v":
-		k.add(Safe, "prints package information")
-	case "config":
-		if len(rest) > 0 && rest[0].known && (rest[0].val == "get" || rest[0].val == "list") {
+	verb, rest, done := k.packageVerb()
+	switch {
+	case done:
+	case verb == "config":
+		if firstIs(rest, "get", "list") {
 			k.add(Safe, "reads configuration")
 			return
 		}
 		k.add(Moderate, "changes configuration")
-	case "publish", "login", "logout", "owner", "unpublish", "npm":
-		if verb == "npm" && !(len(rest) > 0 && rest[0].known && (rest[0].val == "publish" || rest[0].val == "login" || rest[0].val == "logout")) {
-			k.add(Moderate, "talks to the package registry")
-			k.r.fl.net = true
+	case verb == "npm":
+		k.r.fl.net = true
+		if firstIs(rest, "publish", "login", "logout") {
+			k.add(Dangerous, "publishes to or changes a package registry")
 			return
 		}
-		k.r.fl.net = true
-		k.add(Dangerous, "publishes to or changes a package registry")
-	case "dlx":
-		k.add(Moderate, "downloads and runs a package")
-	case "", "install", "i", "add", "remove", "upgrade", "up", "update", "import":
+		k.add(Moderate, "talks to the package registry")
+	case verb == "":
+		// yarn alone installs.
 		k.r.fl.net = true
 		k.add(Moderate, "installs or removes packages (install scripts run)")
+	case k.verbFromTable(verb):
 	default:
 		k.add(Moderate, "runs package scripts, which run project code")
 	}
 }
 
+// rulePip reads pip's verbs from its commands.rules entry; config and
+// cache, whose operands decide, are judged here.
 func rulePip(k *cmd) {
-	sp := spec{longVal: []string{"python", "log", "proxy", "retries", "timeout", "exists-action", "trusted-host", "cert", "client-cert", "cache-dir"}}
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
-		return
-	}
-	verb, i := verbAt(k.args, sp)
-	k.r.verb = verb
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
-	}
-	switch verb {
-	case "list", "show", "freeze", "check", "help", "debug", "inspect", "":
+	verb, rest, done := k.packageVerb()
+	switch {
+	case done:
+	case verb == "":
 		k.add(Safe, "prints package information")
-	case "config", "cache":
-		if len(rest) > 0 && rest[0].known && (rest[0].val == "list" || rest[0].val == "get" || rest[0].val == "dir" || rest[0].val == "info" || rest[0].val == "debug") {
+	case verb == "config" || verb == "cache":
+		if firstIs(rest, "list", "get", "dir", "info", "debug") {
 			k.add(Safe, "prints configuration")
 			return
 		}
 		k.add(Moderate, "changes pip's configuration or cache")
-	case "install", "download", "wheel", "index", "search":
-		k.r.fl.net = true
-		k.add(Moderate, "downloads or installs packages (setup scripts run)")
-	case "uninstall":
-		k.add(Moderate, "removes packages")
+	case k.verbFromTable(verb):
 	default:
 		k.add(Moderate, "runs pip")
 	}
 }
 
+// ruleUv reads uv's verbs from its commands.rules entry; uv pip is
+// judged as pip.
 func ruleUv(k *cmd) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
-		return
-	}
-	verb, i := verbAt(k.args, spec{longVal: []string{"directory", "project", "cache-dir", "python", "color", "config-file"}})
-	k.r.verb = verb
-	switch verb {
-	case "pip":
-		rulePip(&cmd{c: k.c, x: k.x, name: "pip", args: k.args[i+1:], r: k.r, hops: k.hops})
+	verb, rest, done := k.packageVerb()
+	switch {
+	case done:
+	case verb == "pip":
+		k.judgeAs("pip", rest)
 		k.r.verb = "pip " + k.r.verb
-	case "publish":
-		k.r.fl.net = true
-		k.add(Dangerous, "publishes to a package registry")
-	case "version", "help", "tree":
-		k.add(Safe, "prints project information")
+	case k.verbFromTable(verb):
 	default:
 		k.add(Moderate, "installs packages or runs project code")
 	}
 }
 
 func ruleMake(k *cmd) {
-	sp := spec{shortVal: "CfIjloW", longVal: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "old-file", "what-if", "assume-old", "assume-new", "new-file", "eval"}}
+	sp := k.valueOpts
 	if onlyInfo(k.args) || len(k.args) == 1 && k.args[0].known && k.args[0].val == "-v" {
 		k.add(Safe, "prints version or help")
 		return
@@ -604,7 +620,7 @@ func ruleMake(k *cmd) {
 }
 
 func ruleDocker(k *cmd) {
-	sp := verbSpec(k.verbs)
+	sp := *k.valueOpts
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
 		return
@@ -704,38 +720,34 @@ func (k *cmd) dockerRun(args []arg) {
 	}
 }
 
+// ruleKubectl reads kubectl's verbs from its commands.rules entry; what
+// get and describe read (secrets) is decided here.
 func ruleKubectl(k *cmd) {
-	sp := spec{shortVal: "ns", longVal: []string{"namespace", "context", "kubeconfig", "server", "cluster", "user", "token", "as", "as-group", "request-timeout"}}
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, sp)
+	verb, i := verbAt(k.args, *k.valueOpts)
 	k.r.verb = verb
 	k.r.fl.net = true
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
-	}
-	switch verb {
-	case "delete", "drain", "cordon", "taint", "replace", "certificate":
-		k.add(Dangerous, "deletes or disrupts cluster resources")
+	if why := k.verbs.Dangerous[verb]; why != "" {
+		k.add(Dangerous, why)
 		return
-	case "get", "describe":
-		for _, a := range rest {
+	}
+	if verb == "get" || verb == "describe" {
+		for _, a := range k.args[min(i+1, len(k.args)):] {
 			if a.known && (a.val == "secret" || a.val == "secrets" || strings.HasPrefix(a.val, "secret/") || strings.HasPrefix(a.val, "secrets/")) {
 				k.add(Dangerous, "reads cluster secrets")
 				return
 			}
 		}
-	case "version", "explain", "api-resources", "api-versions", "completion", "help", "plugin":
-		k.r.fl.net = false
-		k.add(Safe, "prints information")
-		return
 	}
-	switch verb {
-	case "get", "describe", "logs", "top", "cluster-info", "auth", "diff", "events", "config", "wait":
-		k.add(Moderate, "reads from a cluster over the network")
+	switch {
+	case k.verbs.Safe[verb] != "":
+		k.r.fl.net = false
+		k.add(Safe, k.verbs.Safe[verb])
+	case k.verbs.Moderate[verb] != "":
+		k.add(Moderate, k.verbs.Moderate[verb])
 	default:
 		k.add(Moderate, "changes cluster resources")
 	}
@@ -746,7 +758,7 @@ func ruleTerraform(k *cmd) {
 		k.add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, spec{longVal: []string{"chdir"}})
+	verb, i := verbAt(k.args, *k.valueOpts)
 	k.r.verb = verb
 	var rest []arg
 	if i < len(k.args) {
@@ -790,7 +802,7 @@ func ruleGh(k *cmd) {
 		k.add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, spec{shortVal: "R", longVal: []string{"repo", "hostname"}})
+	verb, i := verbAt(k.args, *k.valueOpts)
 	k.r.verb = verb
 	k.r.fl.net = true
 	var rest []arg

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"strings"
+
+	"github.com/wisp-agent/wisp/internal/shell/sublang"
 )
 
 // Shells, interpreters and the programs that carry small programs of their
@@ -174,135 +176,180 @@ func ruleInterpreter(k *cmd) {
 		return
 	}
 	lg, _ := langOf(k.name)
-	args := k.args
-	var code []arg
-	inplace, check := false, false
-	module := ""
-	i := 0
-options:
-	for ; i < len(args); i++ {
-		a := args[i]
-		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
-			break
-		}
-		v := a.val
-		if v == "--" {
-			i++
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			name, val, eq := strings.Cut(v[2:], "=")
-			take := func() arg {
-				if eq {
-					return literalArg(val)
-				}
-				if i+1 < len(args) {
-					i++
-					return args[i]
-				}
-				return literalArg("")
-			}
-			switch {
-			case contains(lg.long, name):
-				code = append(code, take())
-			case contains(lg.longVal, name):
-				take()
-			case name == "version" || name == "help":
-				k.add(Safe, "prints version or help")
-				return
-			case name == "check" && k.name == "node":
-				check = true
-			}
-			continue
-		}
-		for j := 1; j < len(v); j++ {
-			ch := v[j]
-			rest := v[j+1:]
-			takeVal := func() arg {
-				if rest != "" {
-					return literalArg(rest)
-				}
-				if i+1 < len(args) {
-					i++
-					return args[i]
-				}
-				return literalArg("")
-			}
-			switch {
-			case strings.IndexByte(lg.inline, ch) >= 0:
-				code = append(code, takeVal())
-				if k.name != "perl" && k.name != "ruby" {
-					i++
-					break options
-				}
-				continue options
-			case lg.module != 0 && ch == lg.module:
-				m := takeVal()
-				module = m.val
-				if !m.known {
-					module = m.text
-				}
-				i++
-				break options
-			case lg.inplace != 0 && ch == lg.inplace:
-				inplace = true
-				continue options
-			case lg.check != 0 && ch == lg.check:
-				check = true
-			case lg.server != 0 && ch == lg.server:
-				takeVal()
-				k.add(Moderate, "serves files over the network")
-				k.r.fl.net = true
-				continue options
-			case strings.IndexByte(lg.value, ch) >= 0:
-				takeVal()
-				continue options
-			case strings.IndexByte(lg.digits, ch) >= 0:
-				for j+1 < len(v) && v[j+1] >= '0' && v[j+1] <= '9' {
-					j++
-				}
-			}
-		}
+	c := interpCall{lg: lg}
+	if k.interpOptions(&c) {
+		return
 	}
 	var ops []arg
-	if i < len(args) {
-		ops = args[i:]
+	if c.i < len(k.args) {
+		ops = k.args[c.i:]
 	}
 	switch {
-	case module != "":
-		k.pythonModule(module, ops)
+	case c.module != "":
+		k.pythonModule(c.module, ops)
 		return
-	case len(code) > 0:
-		for _, c := range code {
-			k.inlineCode(c)
+	case len(c.code) > 0:
+		for _, code := range c.code {
+			k.inlineCode(code)
 		}
-		if inplace {
+		if c.inplace {
 			for _, f := range ops {
 				k.write(f)
 			}
 		}
 		return
-	case check && len(ops) > 0:
+	case c.check && len(ops) > 0:
 		k.add(Safe, "checks syntax only")
 		return
 	}
 	if len(ops) > 0 && !stdinPath(ops[0]) {
-		script := ops[0]
-		if !script.known {
-			k.add(Dangerous, "runs code produced at run time: "+script.text)
-			return
-		}
-		if k.runsFile(script) {
-			return
-		}
-		k.add(Moderate, "runs the program "+script.val)
-		if inplace {
-			for _, f := range ops[1:] {
-				k.write(f)
-			}
-		}
+		k.interpScript(ops, c.inplace)
 		return
 	}
+	k.interpStdin()
+}
+
+// interpCall is what an interpreter's options say it is to run.
+type interpCall struct {
+	lg      lang
+	i       int   // the index of the first operand
+	code    []arg // code given inline (-c, -e)
+	module  string
+	inplace bool // -i: the operands are files it rewrites
+	check   bool // only checks the syntax
+}
+
+// interpOptions reads the interpreter's options into c, and reports
+// whether they alone settled the verdict (--version).
+func (k *cmd) interpOptions(c *interpCall) bool {
+	args := k.args
+	for ; c.i < len(args); c.i++ {
+		a := args[c.i]
+		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
+			return false
+		}
+		if a.val == "--" {
+			c.i++
+			return false
+		}
+		if strings.HasPrefix(a.val, "--") {
+			if k.interpLong(c, a.val[2:]) {
+				return true
+			}
+			continue
+		}
+		if k.interpShort(c, a.val) {
+			return false
+		}
+	}
+	return false
+}
+
+// interpLong reads one long option (without its dashes), and reports
+// whether it settled the verdict.
+func (k *cmd) interpLong(c *interpCall, opt string) bool {
+	name, val, eq := strings.Cut(opt, "=")
+	take := func() arg {
+		if eq {
+			return literalArg(val)
+		}
+		if c.i+1 < len(k.args) {
+			c.i++
+			return k.args[c.i]
+		}
+		return literalArg("")
+	}
+	switch {
+	case contains(c.lg.long, name):
+		c.code = append(c.code, take())
+	case contains(c.lg.longVal, name):
+		take()
+	case name == "version" || name == "help":
+		k.add(Safe, "prints version or help")
+		return true
+	case name == "check" && k.name == "node":
+		c.check = true
+	}
+	return false
+}
+
+// interpShort reads a cluster of short options (-Wc code), and reports
+// whether the options end there: what follows is the program's own
+// arguments (after -c code or -m module).
+func (k *cmd) interpShort(c *interpCall, v string) bool {
+	lg := c.lg
+	for j := 1; j < len(v); j++ {
+		ch := v[j]
+		rest := v[j+1:]
+		takeVal := func() arg {
+			if rest != "" {
+				return literalArg(rest)
+			}
+			if c.i+1 < len(k.args) {
+				c.i++
+				return k.args[c.i]
+			}
+			return literalArg("")
+		}
+		switch {
+		case strings.IndexByte(lg.inline, ch) >= 0:
+			c.code = append(c.code, takeVal())
+			if k.name != "perl" && k.name != "ruby" {
+				c.i++
+				return true
+			}
+			return false
+		case lg.module != 0 && ch == lg.module:
+			m := takeVal()
+			c.module = m.val
+			if !m.known {
+				c.module = m.text
+			}
+			c.i++
+			return true
+		case lg.inplace != 0 && ch == lg.inplace:
+			c.inplace = true
+			return false
+		case lg.check != 0 && ch == lg.check:
+			c.check = true
+		case lg.server != 0 && ch == lg.server:
+			takeVal()
+			k.add(Moderate, "serves files over the network")
+			k.r.fl.net = true
+			return false
+		case strings.IndexByte(lg.value, ch) >= 0:
+			takeVal()
+			return false
+		case strings.IndexByte(lg.digits, ch) >= 0:
+			for j+1 < len(v) && v[j+1] >= '0' && v[j+1] <= '9' {
+				j++
+			}
+		}
+	}
+	return false
+}
+
+// interpScript judges running the program file ops[0].
+func (k *cmd) interpScript(ops []arg, inplace bool) {
+	script := ops[0]
+	if !script.known {
+		k.add(Dangerous, "runs code produced at run time: "+script.text)
+		return
+	}
+	if k.runsFile(script) {
+		return
+	}
+	k.add(Moderate, "runs the program "+script.val)
+	if inplace {
+		for _, f := range ops[1:] {
+			k.write(f)
+		}
+	}
+}
+
+// interpStdin judges an interpreter given neither code nor a program: it
+// reads its standard input.
+func (k *cmd) interpStdin() {
 	switch k.x.in {
 	case inText:
 		if k.x.textKnown {
@@ -372,7 +419,7 @@ func (k *cmd) pythonModule(module string, ops []arg) {
 	switch module {
 	case "pip", "pip3":
 		k.r.program = "pip"
-		rulePip(&cmd{c: k.c, x: k.x, name: "pip", args: ops, r: k.r, hops: k.hops})
+		k.judgeAs("pip", ops)
 	case "json.tool", "pydoc", "tabnanny", "site", "platform", "sysconfig":
 		k.add(Safe, "prints information")
 	case "http.server", "SimpleHTTPServer", "smtpd", "ftplib":
@@ -390,7 +437,7 @@ func (k *cmd) pythonModule(module string, ops []arg) {
 // Awk.
 
 func ruleAwk(k *cmd) {
-	sp := spec{shortVal: "FvfeiElW", shortOpt: "dop", longVal: []string{"field-separator", "assign", "file", "source", "include", "load", "exec"}}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	sandbox := hasOpt(opts, "--sandbox", "-S")
 	var progs []arg
@@ -423,7 +470,7 @@ func ruleAwk(k *cmd) {
 		if sandbox {
 			continue
 		}
-		execs, writes, files := awkProgram(p.val)
+		execs, writes, files := sublang.Awk(p.val)
 		if execs {
 			k.add(Dangerous, "the awk program runs commands, which cannot be analysed")
 		}
@@ -438,117 +485,6 @@ func ruleAwk(k *cmd) {
 		k.add(Safe, "filters text")
 	}
 }
-
-// awkProgram scans an awk program for ways to run commands (system(),
-// pipes, @load) and to write files (print > file). files are the targets
-// written as string literals; writes is set for any other target.
-func awkProgram(s string) (execs, writes bool, files []string) {
-	inPrint, depth := false, 0
-	prev := byte(0) // last significant character
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == '#':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-			inPrint = false
-			prev = '\n'
-			continue
-		case ch == '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-			prev = '"'
-			continue
-		case ch == '/' && !isOperandEnd(prev):
-			for i++; i < len(s) && s[i] != '/'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-			prev = '/'
-			continue
-		case ch == ' ' || ch == '\t':
-			continue
-		case ch == '\n' || ch == ';' || ch == '{' || ch == '}':
-			inPrint, depth = false, 0
-		case ch == '(':
-			depth++
-		case ch == ')':
-			depth--
-		case ch == '|':
-			if i+1 < len(s) && s[i+1] == '|' {
-				i++
-			} else {
-				execs = true
-			}
-		case ch == '>':
-			if inPrint && depth <= 0 {
-				j := i + 1
-				if j < len(s) && s[j] == '>' {
-					j++
-				}
-				for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-					j++
-				}
-				if end := strings.IndexByte(s[min(j+1, len(s)):], '"'); j < len(s) && s[j] == '"' && end >= 0 &&
-					!strings.ContainsAny(s[j+1:j+1+end], "\\") && isAwkTargetEnd(s[j+2+end:]) {
-					files = append(files, s[j+1:j+1+end])
-					i = j + 1 + end
-					prev = '"'
-					continue
-				}
-				writes = true
-			}
-		case ch == '@':
-			if strings.HasPrefix(s[i:], "@load") {
-				execs = true
-			}
-		case isIdentStart(ch):
-			j := i
-			for j < len(s) && isIdent(s[j]) {
-				j++
-			}
-			word := s[i:j]
-			switch word {
-			case "print", "printf":
-				inPrint, depth = true, 0
-			case "system":
-				rest := strings.TrimLeft(s[j:], " \t")
-				if strings.HasPrefix(rest, "(") {
-					execs = true
-				}
-			}
-			i = j - 1
-			prev = 'a'
-			continue
-		}
-		prev = ch
-	}
-	return execs, writes, files
-}
-
-// isAwkTargetEnd reports whether a string literal after > is the whole
-// target (print > "f" ...) rather than the start of a concatenation.
-func isAwkTargetEnd(rest string) bool {
-	rest = strings.TrimLeft(rest, " \t")
-	return rest == "" || strings.ContainsRune(";}\n)", rune(rest[0]))
-}
-
-// isOperandEnd reports whether a '/' after prev is division rather than
-// the start of a regular expression.
-func isOperandEnd(prev byte) bool {
-	return prev == 'a' || prev == ')' || prev == ']' || prev == '"' || prev == '$' || prev >= '0' && prev <= '9'
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 // Sed.
 
@@ -589,7 +525,7 @@ func ruleSed(k *cmd) {
 			k.add(Dangerous, "runs a sed script only known at run time: "+s.text)
 			continue
 		}
-		writes, reads, execs, ok := sedScript(s.val)
+		writes, reads, execs, ok := sublang.Sed(s.val)
 		switch {
 		case !ok:
 			k.add(Dangerous, "cannot analyse the sed script")
@@ -623,200 +559,10 @@ func ruleSed(k *cmd) {
 	}
 }
 
-// sedScript reads a sed script the way GNU sed does, far enough to find
-// the files it writes (w, W, s///w) and reads (r, R), and whether it runs
-// commands (e, s///e). ok is false when the script does not read as sed.
-func sedScript(s string) (writes, reads []string, execs, ok bool) {
-	i := 0
-	n := len(s)
-	toEOL := func() string {
-		j := i
-		for j < n && s[j] != '\n' {
-			j++
-		}
-		out := strings.TrimSpace(s[i:j])
-		i = j
-		return out
-	}
-	skipRe := func(delim byte) bool {
-		for ; i < n; i++ {
-			switch s[i] {
-			case '\\':
-				i++
-			case delim:
-				i++
-				return true
-			case '\n':
-				if delim != '\n' {
-					return false
-				}
-			}
-		}
-		return false
-	}
-	addr := func() bool {
-		switch {
-		case i < n && s[i] >= '0' && s[i] <= '9':
-			for i < n && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
-				i++
-			}
-		case i < n && s[i] == '$':
-			i++
-		case i < n && s[i] == '/':
-			i++
-			if !skipRe('/') {
-				return false
-			}
-			for i < n && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-		case i+1 < n && s[i] == '\\':
-			d := s[i+1]
-			i += 2
-			if !skipRe(d) {
-				return false
-			}
-			for i < n && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-		}
-		return true
-	}
-	for i < n {
-		switch s[i] {
-		case ' ', '\t', '\n', ';', '{', '}':
-			i++
-			continue
-		case '#':
-			toEOL()
-			continue
-		}
-		if !addr() {
-			return nil, nil, false, false
-		}
-		if i < n && s[i] == ',' {
-			i++
-			if i < n && (s[i] == '+' || s[i] == '~') {
-				i++
-			}
-			if !addr() {
-				return nil, nil, false, false
-			}
-		}
-		for i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '!') {
-			i++
-		}
-		if i >= n {
-			return nil, nil, false, false
-		}
-		c := s[i]
-		i++
-		switch c {
-		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
-		case 'l', 'L', 'q', 'Q':
-			for i < n && (s[i] == ' ' || s[i] >= '0' && s[i] <= '9') {
-				i++
-			}
-		case ':', 'b', 't', 'T', 'v':
-			for i < n && s[i] != '\n' && s[i] != ';' {
-				i++
-			}
-		case 'a', 'i', 'c':
-			for {
-				line := toEOL()
-				if !strings.HasSuffix(line, "\\") || i >= n {
-					break
-				}
-				i++
-			}
-		case 'r', 'R':
-			reads = append(reads, toEOL())
-		case 'w', 'W':
-			writes = append(writes, toEOL())
-		case 'e':
-			execs = true
-			toEOL()
-		case 's':
-			if i >= n || s[i] == '\n' || s[i] == '\\' {
-				return nil, nil, false, false
-			}
-			d := s[i]
-			i++
-			for range 2 { // the pattern, then the replacement
-				if !skipRe(d) {
-					return nil, nil, false, false
-				}
-			}
-		flags:
-			for i < n {
-				switch f := s[i]; {
-				case f == 'g' || f == 'p' || f == 'i' || f == 'I' || f == 'm' || f == 'M' || f >= '0' && f <= '9':
-					i++
-				case f == 'e':
-					execs = true
-					i++
-				case f == 'w':
-					i++
-					writes = append(writes, toEOL())
-					break flags
-				default:
-					break flags
-				}
-			}
-			if i < n && !strings.ContainsRune(" \t\n;}", rune(s[i])) {
-				return nil, nil, false, false
-			}
-		case 'y':
-			if i >= n || s[i] == '\n' || s[i] == '\\' {
-				return nil, nil, false, false
-			}
-			d := s[i]
-			i++
-			for range 2 { // the pattern, then the replacement
-				if !skipRe(d) {
-					return nil, nil, false, false
-				}
-			}
-		default:
-			return nil, nil, false, false
-		}
-	}
-	return writes, reads, execs, true
-}
-
 // Find.
 
 func ruleFind(k *cmd) {
-	args := k.args
-	// Leading options -H -L -P -D x -Ox come before the start points.
-	i := 0
-	for i < len(args) && args[i].known {
-		v := args[i].val
-		if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
-			i++
-			continue
-		}
-		if v == "-D" {
-			i += 2
-			continue
-		}
-		break
-	}
-	var starts []arg
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a.flagUnknown() {
-			break
-		}
-		if a.known && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ")" || a.val == ",") {
-			break
-		}
-		starts = append(starts, a)
-	}
-	if len(starts) == 0 {
-		starts = []arg{literalArg(".")}
-	}
-	expr := args[i:]
+	starts, expr := findStarts(k.args)
 	if a, bad := unknownArgs(expr); bad {
 		k.add(Dangerous, "an argument only known at run time could add -exec or -delete: "+a.text)
 		return
@@ -835,44 +581,9 @@ func ruleFind(k *cmd) {
 		v := expr[j].val
 		switch v {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			end := j + 1
-			for end < len(expr) && !(expr[end].known && (expr[end].val == ";" || expr[end].val == "+")) {
-				end++
-			}
-			inner := make([]arg, 0, end-j-1)
-			for _, a := range expr[j+1 : end] {
-				if a.known && strings.Contains(a.val, "{}") {
-					b := a
-					b.val = strings.ReplaceAll(a.val, "{}", joinPath(base, "{}"))
-					b.known = base.known
-					b.lead = !base.known
-					inner = append(inner, b)
-					continue
-				}
-				inner = append(inner, a)
-			}
-			k.add(Moderate, "runs a command for each file found ("+v+")")
-			k.nestedArgv(inner)
-			j = end
+			j = k.findExec(expr, j, base)
 		case "-delete":
-			if !filtered {
-				for _, s := range starts {
-					k.remove(s, "deletes")
-				}
-				k.add(Dangerous, "deletes everything it finds, with no test before -delete")
-				continue
-			}
-			for _, s := range starts {
-				pl, shown := k.c.where(k.x.f, s)
-				switch pl {
-				case placeWorkspace, placeTemp:
-					k.add(Moderate, "deletes files it finds under "+shown)
-				case placeUnknown:
-					k.add(Dangerous, "deletes files under a path only known at run time: "+s.text)
-				default:
-					k.add(Dangerous, "deletes files outside the workspace: "+shown)
-				}
-			}
+			k.findDelete(starts, filtered)
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			if j+1 < len(expr) {
 				k.write(expr[j+1])
@@ -894,6 +605,86 @@ func ruleFind(k *cmd) {
 	}
 }
 
+// findStarts splits find's arguments into its start points (. when none)
+// and its expression, past the leading options -H -L -P -D x -Ox.
+func findStarts(args []arg) (starts, expr []arg) {
+	i := 0
+	for i < len(args) && args[i].known {
+		v := args[i].val
+		if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
+			i++
+			continue
+		}
+		if v == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a.flagUnknown() {
+			break
+		}
+		if a.known && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ")" || a.val == ",") {
+			break
+		}
+		starts = append(starts, a)
+	}
+	if len(starts) == 0 {
+		starts = []arg{literalArg(".")}
+	}
+	return starts, args[min(i, len(args)):]
+}
+
+// findExec judges the command of -exec (and its kin) at expr[j], with
+// base standing in for what find finds, and returns the index of the ;
+// or + that ends it.
+func (k *cmd) findExec(expr []arg, j int, base arg) int {
+	end := j + 1
+	for end < len(expr) && !(expr[end].known && (expr[end].val == ";" || expr[end].val == "+")) {
+		end++
+	}
+	inner := make([]arg, 0, end-j-1)
+	for _, a := range expr[j+1 : end] {
+		if a.known && strings.Contains(a.val, "{}") {
+			b := a
+			b.val = strings.ReplaceAll(a.val, "{}", joinPath(base, "{}"))
+			b.known = base.known
+			b.lead = !base.known
+			inner = append(inner, b)
+			continue
+		}
+		inner = append(inner, a)
+	}
+	k.add(Moderate, "runs a command for each file found ("+expr[j].val+")")
+	k.nestedArgv(inner)
+	return end
+}
+
+// findDelete judges -delete: everything under the start points when no
+// test comes before it (filtered), else files somewhere under them.
+func (k *cmd) findDelete(starts []arg, filtered bool) {
+	if !filtered {
+		for _, s := range starts {
+			k.remove(s, "deletes")
+		}
+		k.add(Dangerous, "deletes everything it finds, with no test before -delete")
+		return
+	}
+	for _, s := range starts {
+		pl, shown := k.c.where(k.x.f, s)
+		switch pl {
+		case placeWorkspace, placeTemp:
+			k.add(Moderate, "deletes files it finds under "+shown)
+		case placeUnknown:
+			k.add(Dangerous, "deletes files under a path only known at run time: "+s.text)
+		default:
+			k.add(Dangerous, "deletes files outside the workspace: "+shown)
+		}
+	}
+}
+
 // joinPath puts a start point in front of a name: find hands -exec paths
 // that begin with the start point.
 func joinPath(start arg, name string) string {
@@ -908,7 +699,7 @@ func joinPath(start arg, name string) string {
 }
 
 func ruleFd(k *cmd) {
-	sp := spec{shortVal: "exXtdEScjo", longVal: []string{"extension", "exec", "exec-batch", "type", "max-depth", "exclude", "size", "color", "threads", "owner", "changed-within", "changed-before", "search-path", "base-directory", "max-results", "ignore-file", "path-separator", "format"}}
+	sp := k.valueOpts
 	for i, a := range k.args {
 		if a.known && (a.val == "-x" || a.val == "--exec" || a.val == "-X" || a.val == "--exec-batch") {
 			end := i + 1
@@ -933,12 +724,7 @@ func ruleFd(k *cmd) {
 }
 
 func ruleRg(k *cmd) {
-	sp := spec{
-		shortVal: "ABCEefgjmMrtTd",
-		longVal: []string{"after-context", "before-context", "context", "encoding", "regexp", "file", "glob", "iglob",
-			"threads", "max-count", "max-columns", "replace", "type", "type-not", "max-depth", "pre", "pre-glob",
-			"sort", "sortr", "type-add", "colors", "color", "path-separator", "ignore-file", "max-filesize", "engine", "field-match-separator", "field-context-separator", "context-separator", "dfa-size-limit", "regex-size-limit"},
-	}
+	sp := k.valueOpts
 	opts, _ := sp.scan(k.args)
 	if a, bad := unknownArgs(k.args); bad {
 		k.add(Dangerous, "an argument only known at run time could be --pre, which runs programs: "+a.text)

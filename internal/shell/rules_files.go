@@ -28,18 +28,7 @@ func ruleRm(k *cmd) {
 }
 
 func ruleCreate(k *cmd) {
-	var sp spec
-	switch k.name {
-	case "mkdir":
-		sp = spec{shortVal: "mZ", longVal: []string{"mode", "context"}}
-	case "touch":
-		sp = spec{shortVal: "dtr", longVal: []string{"date", "reference", "time"}}
-	case "truncate":
-		sp = spec{shortVal: "rs", longVal: []string{"reference", "size"}}
-	case "mkfifo", "mknod":
-		sp = spec{shortVal: "mZ", longVal: []string{"mode", "context"}}
-	}
-	_, ops := sp.scan(k.args)
+	_, ops := k.valueOpts.scan(k.args)
 	if k.name == "mknod" && len(ops) > 1 {
 		ops = ops[:1]
 	}
@@ -56,14 +45,7 @@ func ruleCreate(k *cmd) {
 }
 
 func ruleCopy(k *cmd) {
-	sp := spec{
-		shortVal: "tSmogZ",
-		longVal:  []string{"target-directory", "suffix", "mode", "owner", "group", "context", "strip-program", "sparse", "no-preserve"},
-	}
-	if k.name == "ln" {
-		sp = spec{shortVal: "tS", longVal: []string{"target-directory", "suffix"}}
-	}
-	opts, ops := sp.scan(k.args)
+	opts, ops := k.valueOpts.scan(k.args)
 	if a, bad := unknownArgs(k.args); bad {
 		k.add(Dangerous, "copies or moves a path only known at run time: "+a.text)
 		return
@@ -225,58 +207,95 @@ func ruleDd(k *cmd) {
 	}
 }
 
+// tarCall is what tar's arguments say: its mode (c, x, t, r or d, 0 when
+// none) and the archive and directory it was given.
+type tarCall struct {
+	mode               byte
+	archive, dir       arg
+	hasArchive, hasDir bool
+}
+
 func ruleTar(k *cmd) {
-	args := k.args
-	mode := byte(0)
-	var archive, dir arg
-	hasArchive, hasDir := false, false
-	// Old style: the first word is a bundle of letters without a dash, and
-	// the values of f, C and friends follow in order.
-	if len(args) > 0 && args[0].known && args[0].val != "" && args[0].val[0] != '-' {
-		bundle := args[0].val
-		next := 1
-		for i := 0; i < len(bundle); i++ {
-			switch c := bundle[i]; c {
-			case 'c', 'x', 't', 'r', 'u', 'd', 'A':
-				mode = c
-			case 'f', 'C', 'b', 'T', 'X', 'N', 'V', 'H', 'K', 'g', 'L', 'I':
-				if next < len(args) {
-					if c == 'f' {
-						archive, hasArchive = args[next], true
-					} else if c == 'C' {
-						dir, hasDir = args[next], true
-					} else if c == 'I' {
-						k.nestedArgv([]arg{args[next]})
-					}
-					next++
+	var t tarCall
+	args := k.tarBundle(k.args, &t)
+	opts, _ := k.valueOpts.scan(args)
+	k.tarOptions(opts, &t)
+	if t.hasArchive && t.archive.known && strings.Contains(t.archive.val, ":") && !strings.HasPrefix(t.archive.val, "/") {
+		k.add(Dangerous, "reads or writes an archive on another machine")
+		k.r.fl.net = true
+	}
+	switch t.mode {
+	case 't', 'd':
+		if len(k.r.reasons) == 0 {
+			k.add(Safe, "lists an archive")
+		}
+	case 'x':
+		target := literalArg(".")
+		if t.hasDir {
+			target = t.dir
+		}
+		if l, reason := k.c.writeTo(k.x.f, target); reason != "" {
+			k.add(l, "extracts an archive: "+reason)
+		}
+	case 'c', 'r':
+		if t.hasArchive && !(t.archive.known && t.archive.val == "-") {
+			k.write(t.archive)
+		} else if len(k.r.reasons) == 0 {
+			k.add(Safe, "writes an archive to standard output")
+		}
+	default:
+		k.add(Moderate, "works on an archive")
+	}
+}
+
+// tarBundle reads the old style, where the first word is a bundle of
+// letters without a dash and the values of f, C and friends follow in
+// order, and returns the arguments after it.
+func (k *cmd) tarBundle(args []arg, t *tarCall) []arg {
+	if len(args) == 0 || !args[0].known || args[0].val == "" || args[0].val[0] == '-' {
+		return args
+	}
+	bundle := args[0].val
+	next := 1
+	for i := 0; i < len(bundle); i++ {
+		switch c := bundle[i]; c {
+		case 'c', 'x', 't', 'r', 'u', 'd', 'A':
+			t.mode = c
+		case 'f', 'C', 'b', 'T', 'X', 'N', 'V', 'H', 'K', 'g', 'L', 'I':
+			if next < len(args) {
+				if c == 'f' {
+					t.archive, t.hasArchive = args[next], true
+				} else if c == 'C' {
+					t.dir, t.hasDir = args[next], true
+				} else if c == 'I' {
+					k.nestedArgv([]arg{args[next]})
 				}
+				next++
 			}
 		}
-		args = args[next:]
 	}
-	sp := spec{
-		shortVal: "fCbTXNVHKgLI",
-		longVal: []string{"file", "directory", "blocking-factor", "files-from", "exclude-from", "newer", "label",
-			"format", "listed-incremental", "tape-length", "use-compress-program", "to-command", "checkpoint-action",
-			"rsh-command", "info-script", "new-volume-script", "owner", "group", "mode", "exclude", "transform", "xform", "strip-components"},
-	}
-	opts, _ := sp.scan(args)
+	return args[next:]
+}
+
+// tarOptions reads tar's dashed options into t, judging the ones that run
+// commands or write anywhere.
+func (k *cmd) tarOptions(opts []option, t *tarCall) {
 	for _, o := range opts {
 		switch {
 		case o.is("-c", "--create"):
-			mode = 'c'
+			t.mode = 'c'
 		case o.is("-x", "--extract", "--get"):
-			mode = 'x'
+			t.mode = 'x'
 		case o.is("-t", "--list"):
-			mode = 't'
+			t.mode = 't'
 		case o.is("-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete"):
-			mode = 'r'
+			t.mode = 'r'
 		case o.is("-d", "--diff", "--compare"):
-			mode = 'd'
+			t.mode = 'd'
 		case o.is("-f", "--file"):
-			archive, hasArchive = o.val, true
+			t.archive, t.hasArchive = o.val, true
 		case o.is("-C", "--directory"):
-			dir, hasDir = o.val, true
+			t.dir, t.hasDir = o.val, true
 		case o.is("-I", "--use-compress-program"):
 			k.nestedArgv([]arg{o.val})
 		case o.is("--to-command", "--checkpoint-action", "--rsh-command", "--info-script", "-F", "--new-volume-script"):
@@ -287,36 +306,10 @@ func ruleTar(k *cmd) {
 			k.add(Moderate, "deletes the files it archives")
 		}
 	}
-	if hasArchive && archive.known && strings.Contains(archive.val, ":") && !strings.HasPrefix(archive.val, "/") {
-		k.add(Dangerous, "reads or writes an archive on another machine")
-		k.r.fl.net = true
-	}
-	switch mode {
-	case 't', 'd':
-		if len(k.r.reasons) == 0 {
-			k.add(Safe, "lists an archive")
-		}
-	case 'x':
-		target := literalArg(".")
-		if hasDir {
-			target = dir
-		}
-		if l, reason := k.c.writeTo(k.x.f, target); reason != "" {
-			k.add(l, "extracts an archive: "+reason)
-		}
-	case 'c', 'r':
-		if hasArchive && !(archive.known && archive.val == "-") {
-			k.write(archive)
-		} else if len(k.r.reasons) == 0 {
-			k.add(Safe, "writes an archive to standard output")
-		}
-	default:
-		k.add(Moderate, "works on an archive")
-	}
 }
 
 func ruleUnzip(k *cmd) {
-	sp := spec{shortVal: "dxP", longVal: nil}
+	sp := k.valueOpts
 	opts, _ := sp.scan(k.args)
 	if hasOpt(opts, "-l", "-v", "-t", "-Z", "-p", "-c", "-z") {
 		k.add(Safe, "lists or prints an archive")
@@ -332,7 +325,7 @@ func ruleUnzip(k *cmd) {
 }
 
 func ruleZip(k *cmd) {
-	sp := spec{shortVal: "bntxiPZsO", longVal: []string{"unzip-command", "temp-path", "password", "split-size", "out"}}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if hasOpt(opts, "-T", "--test") && hasOpt(opts, "--unzip-command") {
 		k.add(Dangerous, "runs a command from its options, which cannot be analysed")
@@ -356,7 +349,7 @@ func ruleZip(k *cmd) {
 }
 
 func ruleCompress(k *cmd) {
-	sp := spec{shortVal: "oSTbLM", longVal: []string{"suffix", "output", "threads", "memory", "format"}}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if hasOpt(opts, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
 		k.add(Safe, "reads compressed data")
@@ -382,7 +375,7 @@ func ruleCompress(k *cmd) {
 }
 
 func rulePatch(k *cmd) {
-	sp := spec{shortVal: "BdDFgipoQrVYzi", longVal: []string{"prefix", "directory", "ifdef", "fuzz", "get", "input", "strip", "output", "reject-file", "suffix", "basename-prefix", "backup-if-mismatch", "quoting-style"}}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if hasOpt(opts, "--dry-run") {
 		k.add(Safe, "checks a patch")
@@ -401,10 +394,7 @@ func rulePatch(k *cmd) {
 }
 
 func ruleSort(k *cmd) {
-	sp := spec{
-		shortVal: "ktoST",
-		longVal:  []string{"key", "field-separator", "output", "buffer-size", "temporary-directory", "compress-program", "random-source", "files0-from", "parallel", "batch-size", "sort"},
-	}
+	sp := k.valueOpts
 	opts, _ := sp.scan(k.args)
 	if a, bad := unknownArgs(k.args); bad {
 		k.add(Moderate, "an argument only known at run time could be --output: "+a.text)
@@ -426,11 +416,7 @@ func ruleSort(k *cmd) {
 // ruleSecondOperandWrites covers uniq and xxd, which write their second
 // operand.
 func ruleSecondOperandWrites(k *cmd) {
-	sp := spec{shortVal: "fswcglsoCn", longVal: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated", "cols", "len", "seek", "name"}}
-	if k.name == "uniq" {
-		sp = spec{shortVal: "fsw", longVal: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}
-	}
-	_, ops := sp.scan(k.args)
+	_, ops := k.valueOpts.scan(k.args)
 	if a, bad := unknownArgs(k.args); bad {
 		k.add(Moderate, "an argument only known at run time could name an output file: "+a.text)
 	}
@@ -446,18 +432,15 @@ func ruleSecondOperandWrites(k *cmd) {
 // prefix: split's second operand, csplit's -f (x and xx by default, in
 // the working directory). split --filter hands each piece to a command.
 func ruleSplit(k *cmd) {
-	sp := spec{shortVal: "abClnt", longVal: []string{"suffix-length", "bytes", "line-bytes", "lines", "number",
-		"separator", "additional-suffix", "filter"}}
 	prefix := literalArg("x")
 	if k.name == "csplit" {
-		sp = spec{shortVal: "bfn", longVal: []string{"suffix-format", "prefix", "digits"}}
 		prefix = literalArg("xx")
 	}
 	if a, bad := unknownArgs(k.args); bad {
 		k.add(Dangerous, "an argument only known at run time could be an option that writes or runs a command: "+a.text)
 		return
 	}
-	opts, ops := sp.scan(k.args)
+	opts, ops := k.valueOpts.scan(k.args)
 	if k.name == "split" {
 		if len(ops) > 1 {
 			prefix = ops[1]
@@ -479,7 +462,7 @@ func ruleSplit(k *cmd) {
 }
 
 func ruleTee(k *cmd) {
-	sp := spec{longVal: []string{"output-error"}}
+	sp := k.valueOpts
 	_, ops := sp.scan(k.args)
 	if len(ops) == 0 {
 		k.add(Safe, "copies its input to its output")
@@ -491,16 +474,7 @@ func ruleTee(k *cmd) {
 
 // ruleOutputOption covers readers whose -o option names an output file.
 func ruleOutputOption(k *cmd) {
-	var sp spec
-	switch k.name {
-	case "tree":
-		sp = spec{shortVal: "LPIoH", longVal: []string{"filelimit", "timefmt", "sort", "charset", "fromfile"}}
-	case "shuf":
-		sp = spec{shortVal: "eino", longVal: []string{"head-count", "input-range", "output", "random-source"}}
-	case "iconv":
-		sp = spec{shortVal: "fto", longVal: []string{"from-code", "to-code", "output"}}
-	}
-	opts, _ := sp.scan(k.args)
+	opts, _ := k.valueOpts.scan(k.args)
 	if v, ok := optVal(opts, "-o", "--output"); ok {
 		k.write(v)
 	}
@@ -510,7 +484,7 @@ func ruleOutputOption(k *cmd) {
 }
 
 func ruleDate(k *cmd) {
-	sp := spec{shortVal: "dfr", shortOpt: "I", longVal: []string{"date", "file", "reference", "iso-8601", "rfc-3339"}}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if hasOpt(opts, "-s", "--set") {
 		k.add(Dangerous, "sets the system clock")
@@ -588,7 +562,7 @@ func rulePopd(k *cmd) {
 }
 
 func ruleMan(k *cmd) {
-	sp := spec{shortVal: "PHMSsCELmpRrKIe", longVal: []string{"pager", "html", "manpath", "sections", "config-file", "encoding", "systems", "preprocessor", "prompt", "recode", "locale", "extension"}}
+	sp := k.valueOpts
 	opts, _ := sp.scan(k.args)
 	for _, o := range opts {
 		if o.is("-P", "--pager", "-H", "--html") {

@@ -2,36 +2,14 @@ package shell
 
 import (
 	"strings"
+
+	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
 // Git. Most verbs only read; some write the repository (moderate, undone
 // through git itself); a few destroy work that git cannot give back, or
 // rewrite what others share (dangerous). Options can make even a reading
 // verb write a file (--output) or run a program (-c core.pager=...).
-
-// gitSafeKeys are configuration keys that change only how git shows
-// things. Keys outside this list may make git run programs or send data.
-var gitSafeKeys = []string{
-	"color.", "advice.", "core.quotepath", "core.abbrev", "core.autocrlf", "core.safecrlf", "core.filemode",
-	"core.ignorecase", "core.precomposeunicode", "core.longpaths", "user.name", "user.email", "init.defaultbranch",
-	"log.", "diff.renames", "diff.noprefix", "diff.mnemonicprefix", "diff.algorithm", "diff.colormoved",
-	"diff.relative", "diff.statgraphwidth", "diff.context", "diff.interhunkcontext", "diff.indentheuristic",
-	"merge.conflictstyle", "pull.rebase", "pull.ff", "push.default", "push.autosetupremote", "fetch.prune",
-	"column.", "i18n.", "status.", "gc.auto", "maintenance.auto", "blame.", "format.pretty", "pretty.",
-	"rebase.autosquash", "rebase.autostash", "rerere.enabled", "commit.gpgsign", "tag.gpgsign", "branch.sort",
-	"tag.sort", "versionsort.", "grep.", "help.autocorrect", "feature.", "index.", "pack.", "protocol.version",
-	"http.version", "http.postbuffer", "checkout.defaultremote", "credential.interactive",
-}
-
-// gitExecKeys can make git run a program or send data somewhere.
-var gitExecKeys = []string{
-	"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass",
-	"core.gitproxy", "core.attributesfile", "core.worktree", "core.excludesfile", "sequence.editor", "diff.external",
-	"difftool.", "mergetool.", "filter.", "alias.", "credential.", "gpg.", "pager.", "protocol.", "uploadpack.",
-	"include.", "includeif.", "ssh.", "web.", "browser.", "man.", "instaweb.", "sendemail.", "receive.",
-	"init.templatedir", "interactive.difffilter", "url.", "submodule.", "tar.", "remote.", "http.proxy",
-	"http.sslverify", "transfer.", "safe.directory", "core.sharedrepository", "uploadarchive.",
-}
 
 // gitKey judges one -c KEY=VALUE.
 func (k *cmd) gitKey(kv arg, how string) {
@@ -47,55 +25,72 @@ func (k *cmd) gitKey(kv arg, how string) {
 			return
 		}
 	}
-	for _, p := range gitSafeKeys {
-		if key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(key, p) {
-			return
-		}
-	}
-	for _, p := range gitExecKeys {
-		if key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(key, p) ||
-			(p == "diff.external" && strings.HasPrefix(key, "diff.") && (strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".textconv"))) ||
-			(strings.HasPrefix(key, "merge.") && strings.HasSuffix(key, ".driver")) {
-			k.add(Dangerous, how+" sets "+key+", which can make git run programs or send data")
-			return
-		}
-	}
-	if strings.HasPrefix(key, "diff.") && (strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".textconv")) ||
-		strings.HasPrefix(key, "merge.") && strings.HasSuffix(key, ".driver") {
-		k.add(Dangerous, how+" sets "+key+", which can make git run programs")
+	// Which keys show and which run is data: rules/gitkeys.rules.
+	switch rules.DefaultGitKeys().Judge(key) {
+	case rules.GitKeyShows:
+		return
+	case rules.GitKeyRuns:
+		k.add(Dangerous, how+" sets "+key+", which can make git run programs or send data")
 		return
 	}
 	k.add(Moderate, how+" sets "+key+", which changes how git behaves")
 }
 
-// gitOptVal are options (of any verb) that take a separate value. Knowing
-// them keeps values from being read as operands.
-var gitOptVal = spec{
-	shortVal: "mCFcoSxXUBb",
-	shortOpt: "O",
-	longVal: []string{"message", "file", "author", "date", "output", "format", "pretty", "since", "until", "after",
-		"before", "grep", "committer", "max-count", "skip", "exec", "upload-pack", "receive-pack", "template",
-		"reference", "origin", "branch", "depth", "shallow-since", "shallow-exclude", "config", "separate-git-dir",
-		"jobs", "strategy", "strategy-option", "onto", "upstream", "open-files-in-pager", "output-directory",
-		"remote", "prefix", "abbrev", "extcmd", "tool", "reuse-message", "reedit-message", "fixup", "squash",
-		"cleanup", "trailer", "pathspec-from-file", "push-option", "recurse-submodules", "signoff", "gpg-sign",
-		"sort", "contains", "no-contains", "merged", "no-merged", "points-at", "set-upstream-to", "track", "orphan",
-		"conflict", "source", "unified", "src-prefix", "dst-prefix", "line-prefix", "word-diff-regex", "diff-filter",
-		"anchored", "diff-algorithm", "encoding", "exclude", "decorate-refs", "decorate-refs-exclude", "glob"},
+// gitPlace is where git's global options point it: the repository
+// directory when known, and the option that moved it elsewhere as given.
+type gitPlace struct {
+	dir       string
+	dirKnown  bool
+	elsewhere string // -C, --git-dir, --work-tree or --bare, as given
 }
 
 func ruleGit(k *cmd) {
 	args := k.args
-	gitDir := k.x.f.cwd
-	dirKnown := gitDir != ""
-	elsewhere := "" // -C, --git-dir, --work-tree or --bare, as given
-	i := 0
-globals:
+	place := gitPlace{dir: k.x.f.cwd, dirKnown: k.x.f.cwd != ""}
+	i, done := k.gitGlobals(args, &place)
+	if done {
+		return
+	}
+	if i >= len(args) {
+		if len(k.r.reasons) == 0 {
+			k.add(Safe, "prints help")
+		}
+		return
+	}
+	// Another repository or work tree brings its own configuration, which
+	// may have been written by a command here and can make even a reading
+	// verb run programs (core.fsmonitor, hooks, textconv), as GIT_DIR does.
+	defer func() {
+		if place.elsewhere != "" {
+			k.add(Moderate, "works on another repository or work tree ("+place.elsewhere+"), whose configuration can make git run programs")
+		}
+	}()
+	verb := args[i].val
+	rest := args[i+1:]
+	k.r.verb = verb
+	if k.verbs.NetworkVerbs[verb] {
+		k.r.fl.net = true
+	}
+	outside := false
+	if !place.dirKnown {
+		outside = true
+	} else if pl, _ := k.c.where(k.x.f, literalArg(place.dir)); pl != placeWorkspace && pl != placeTemp {
+		outside = true
+	}
+	k.gitVerb(verb, rest)
+	if outside && k.r.lvl == Moderate {
+		k.add(Dangerous, "changes a repository outside the workspace")
+	}
+}
+
+// gitGlobals judges git's options before the verb and returns the verb's
+// index; done says the options alone settled the verdict.
+func (k *cmd) gitGlobals(args []arg, place *gitPlace) (i int, done bool) {
 	for ; i < len(args); i++ {
 		a := args[i]
 		if !a.known {
 			k.add(Dangerous, "a git option or verb is only known at run time: "+a.text)
-			return
+			return i, true
 		}
 		v := a.val
 		next := func() arg {
@@ -120,79 +115,96 @@ globals:
 				k.add(Dangerous, "--exec-path makes git run its commands from another directory")
 			} else if i == len(args)-1 {
 				k.add(Safe, "prints git's exec path")
-				return
+				return i, true
 			}
 		case v == "-C" || v == "--git-dir" || v == "--work-tree" || strings.HasPrefix(v, "--git-dir=") || strings.HasPrefix(v, "--work-tree="):
-			var d arg
-			shown := v
-			if _, val, ok := strings.Cut(v, "="); ok {
-				d = literalArg(val)
-			} else {
-				d = next()
-				shown = v + " " + d.text
-			}
-			if p, ok := k.c.resolve(k.x.f, d); ok {
-				if !(v == "-C" && p == k.x.f.cwd || strings.HasPrefix(v, "--git-dir") && p == k.x.f.cwd+"/.git" ||
-					strings.HasPrefix(v, "--work-tree") && p == k.x.f.cwd) {
-					elsewhere = shown
-				}
-				gitDir = p
-			} else {
-				elsewhere = shown
-				dirKnown = false
-			}
+			k.gitDirOption(v, next, place)
 		case v == "--bare":
-			elsewhere = v
+			place.elsewhere = v
 		case v == "--namespace" || v == "--super-prefix" || v == "--list-cmds" || v == "--attr-source":
 			next()
 		case v == "--version" || v == "--help" || v == "-h" || v == "--html-path" || v == "--man-path" || v == "--info-path":
 			k.add(Safe, "prints git information")
-			return
+			return i, true
 		case strings.HasPrefix(v, "-"):
 		default:
-			break globals
+			return i, false
 		}
 	}
-	if i >= len(args) {
-		if len(k.r.reasons) == 0 {
-			k.add(Safe, "prints help")
-		}
+	return i, false
+}
+
+// gitDirOption follows -C, --git-dir or --work-tree (v), taking its value
+// from v or from next.
+func (k *cmd) gitDirOption(v string, next func() arg, place *gitPlace) {
+	var d arg
+	shown := v
+	if _, val, ok := strings.Cut(v, "="); ok {
+		d = literalArg(val)
+	} else {
+		d = next()
+		shown = v + " " + d.text
+	}
+	p, ok := k.c.resolve(k.x.f, d)
+	if !ok {
+		place.elsewhere = shown
+		place.dirKnown = false
 		return
 	}
-	// Another repository or work tree brings its own configuration, which
-	// may have been written by a command here and can make even a reading
-	// verb run programs (core.fsmonitor, hooks, textconv), as GIT_DIR does.
-	defer func() {
-		if elsewhere != "" {
-			k.add(Moderate, "works on another repository or work tree ("+elsewhere+"), whose configuration can make git run programs")
-		}
-	}()
-	verb := args[i].val
-	rest := args[i+1:]
-	k.r.verb = verb
-	if k.verbs.NetworkVerbs[verb] {
-		k.r.fl.net = true
+	if !(v == "-C" && p == k.x.f.cwd || strings.HasPrefix(v, "--git-dir") && p == k.x.f.cwd+"/.git" ||
+		strings.HasPrefix(v, "--work-tree") && p == k.x.f.cwd) {
+		place.elsewhere = shown
 	}
-	outside := false
-	if !dirKnown {
-		outside = true
-	} else if pl, _ := k.c.where(k.x.f, literalArg(gitDir)); pl != placeWorkspace && pl != placeTemp {
-		outside = true
+	place.dir = p
+}
+
+// gitArgs are a git verb's arguments as the verb's judgements read them.
+type gitArgs struct {
+	verb  string
+	rest  []arg    // everything after the verb
+	opts  []option // its options, with their values
+	ops   []arg    // its operands
+	first string   // the first operand when it is known: a sub-verb (stash drop)
+}
+
+func (g gitArgs) has(names ...string) bool { return hasOpt(g.opts, names...) }
+
+// gitVerb judges a git verb and its arguments: first the options that
+// write or run whatever the verb, then the verbs that only read, then
+// the ones that change something. Verbs whose outcome the options do not
+// change are in commands.rules (moderate and dangerous lines under git).
+func (k *cmd) gitVerb(verb string, rest []arg) {
+	opts, ops := k.valueOpts.scan(rest)
+	g := gitArgs{verb: verb, rest: rest, opts: opts, ops: ops}
+	if len(ops) > 0 && ops[0].known {
+		g.first = ops[0].val
 	}
-	k.gitVerb(verb, rest)
-	if outside && k.r.lvl == Moderate {
-		k.add(Dangerous, "changes a repository outside the workspace")
+	unknown, bad := unknownArgs(rest)
+	k.gitAnyVerbOptions(g)
+	if k.gitReads(g, unknown, bad) {
+		return
+	}
+	if bad && verb != "commit" {
+		k.add(Moderate, "an argument is only known at run time: "+unknown.text)
+	}
+	if k.gitRefsVerb(g) || k.gitTreeVerb(g) || k.gitOtherVerb(g) {
+		return
+	}
+	switch {
+	case k.verbs.Dangerous[verb] != "":
+		k.add(Dangerous, k.verbs.Dangerous[verb])
+	case k.verbs.Moderate[verb] != "":
+		k.add(Moderate, k.verbs.Moderate[verb])
+	default:
+		k.add(Moderate, "not a known git verb (it may be an alias)")
 	}
 }
 
-// gitVerb judges a git verb and its arguments.
-func (k *cmd) gitVerb(verb string, rest []arg) {
-	opts, ops := gitOptVal.scan(rest)
-	has := func(names ...string) bool { return hasOpt(opts, names...) }
-	unknown, bad := unknownArgs(rest)
-
-	// Options that write files or run programs, whatever the verb.
-	for _, o := range opts {
+// gitAnyVerbOptions judges the options that write files or run programs,
+// whatever the verb.
+func (k *cmd) gitAnyVerbOptions(g gitArgs) {
+	verb := g.verb
+	for _, o := range g.opts {
 		switch {
 		case o.is("--output") && verb != "grep":
 			k.write(o.val)
@@ -210,14 +222,18 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			k.gitKey(o.val, "git "+verb+" --config")
 		}
 	}
+}
 
-	switch verb {
+// gitReads judges the verbs that only read (and grep's pager, reflog's
+// and fsck's writing forms), and reports whether it has judged the verb.
+func (k *cmd) gitReads(g gitArgs, unknown arg, bad bool) bool {
+	switch g.verb {
 	case "grep":
 		if bad {
 			k.add(Dangerous, "an argument only known at run time could be -O, which runs a program: "+unknown.text)
-			return
+			return true
 		}
-		for _, o := range opts {
+		for _, o := range g.opts {
 			if o.is("-O", "--open-files-in-pager") {
 				if o.has && o.val.val != "" {
 					k.add(Dangerous, "opens matches with a program named in its options")
@@ -227,60 +243,50 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			}
 		}
 	case "reflog":
-		if len(ops) > 0 && ops[0].known && (ops[0].val == "expire" || ops[0].val == "delete") {
+		if len(g.ops) > 0 && g.ops[0].known && (g.ops[0].val == "expire" || g.ops[0].val == "delete") {
 			k.add(Dangerous, "erases reflog entries, the record that recovers lost commits")
-			return
+			return true
 		}
 	case "fsck":
-		if has("--lost-found") {
+		if g.has("--lost-found") {
 			k.add(Moderate, "writes dangling objects into .git")
 		}
 	}
-	if k.verbs.Safe[verb] != "" || verb == "reflog" {
-		if bad {
-			k.add(Moderate, "an argument only known at run time could be an option that writes: "+unknown.text)
-		}
-		if len(k.r.reasons) == 0 {
-			k.add(Safe, "reads the repository")
-		}
-		return
+	if k.verbs.Safe[g.verb] == "" && g.verb != "reflog" {
+		return false
 	}
+	if bad {
+		k.add(Moderate, "an argument only known at run time could be an option that writes: "+unknown.text)
+	}
+	if len(k.r.reasons) == 0 {
+		k.add(Safe, "reads the repository")
+	}
+	return true
+}
 
-	if bad && verb != "commit" {
-		k.add(Moderate, "an argument is only known at run time: "+unknown.text)
-	}
-	first := ""
-	if len(ops) > 0 && ops[0].known {
-		first = ops[0].val
-	}
-	switch verb {
+// gitRefsVerb judges the verbs that list or change references, remotes,
+// configuration and the repository's side lists (stashes, worktrees,
+// notes, submodules, bisection), and reports whether it knew the verb.
+func (k *cmd) gitRefsVerb(g gitArgs) bool {
+	switch g.verb {
 	case "branch":
-		switch {
-		case has("-D") || has("-d", "--delete") && has("-f", "--force"):
-			k.add(Moderate, "deletes a branch (its commits stay in the reflog)")
-		case has("-d", "--delete", "-m", "--move", "-M", "-c", "--copy", "-C", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-f", "--force", "-t", "--track"):
-			k.add(Moderate, "changes branches")
-		case len(ops) > 0 && !has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"):
-			k.add(Moderate, "creates a branch")
-		default:
-			k.add(Safe, "lists branches")
-		}
+		k.gitBranch(g)
 	case "tag":
 		switch {
-		case has("-d", "--delete"):
+		case g.has("-d", "--delete"):
 			k.add(Moderate, "deletes a tag")
-		case len(ops) > 0 && !has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n", "--verify", "-v"):
+		case len(g.ops) > 0 && !g.has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n", "--verify", "-v"):
 			k.add(Moderate, "creates a tag")
 		default:
 			k.add(Safe, "lists tags")
 		}
 	case "remote":
-		switch first {
+		switch g.first {
 		case "", "show", "get-url":
-			if first == "show" && !has("-n") {
+			if g.first == "show" && !g.has("-n") {
 				k.add(Moderate, "reaches the network")
 				k.r.fl.net = true
-				return
+				return true
 			}
 			k.r.fl.net = false
 			k.add(Safe, "lists remotes")
@@ -290,9 +296,9 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 		}
 	case "config":
 		// -f is --file here, not --force.
-		k.gitConfig(gitConfigSpec.scan(rest))
+		k.gitConfig(gitConfigSpec.scan(g.rest))
 	case "stash":
-		switch first {
+		switch g.first {
 		case "list", "show":
 			k.add(Safe, "lists stashes")
 		case "drop", "clear":
@@ -300,40 +306,63 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 		default:
 			k.add(Moderate, "stashes or restores uncommitted changes")
 		}
+	case "notes":
+		if g.first == "" || g.first == "list" || g.first == "show" || g.first == "get-ref" {
+			k.add(Safe, "reads notes")
+			return true
+		}
+		k.add(Moderate, "changes notes")
+	default:
+		return k.gitSideVerb(g)
+	}
+	return true
+}
+
+func (k *cmd) gitBranch(g gitArgs) {
+	switch {
+	case g.has("-D") || g.has("-d", "--delete") && g.has("-f", "--force"):
+		k.add(Moderate, "deletes a branch (its commits stay in the reflog)")
+	case g.has("-d", "--delete", "-m", "--move", "-M", "-c", "--copy", "-C", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-f", "--force", "-t", "--track"):
+		k.add(Moderate, "changes branches")
+	case len(g.ops) > 0 && !g.has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"):
+		k.add(Moderate, "creates a branch")
+	default:
+		k.add(Safe, "lists branches")
+	}
+}
+
+// gitSideVerb judges worktree, submodule and bisect, which take a
+// sub-verb and may run commands, and reports whether it knew the verb.
+func (k *cmd) gitSideVerb(g gitArgs) bool {
+	switch g.verb {
 	case "worktree":
-		switch first {
+		switch g.first {
 		case "list":
 			k.add(Safe, "lists worktrees")
 		case "add":
-			if len(ops) > 1 {
-				k.write(ops[1])
+			if len(g.ops) > 1 {
+				k.write(g.ops[1])
 			}
 			k.add(Moderate, "adds a worktree")
 		case "remove":
-			if has("-f", "--force") {
+			if g.has("-f", "--force") {
 				k.add(Dangerous, "removes a worktree with uncommitted changes")
-				return
+				return true
 			}
 			k.add(Moderate, "removes a worktree")
 		default:
 			k.add(Moderate, "changes worktrees")
 		}
-	case "notes":
-		if first == "" || first == "list" || first == "show" || first == "get-ref" {
-			k.add(Safe, "reads notes")
-			return
-		}
-		k.add(Moderate, "changes notes")
 	case "submodule":
-		switch first {
+		switch g.first {
 		case "", "status", "summary":
 			k.r.fl.net = false
 			k.add(Safe, "lists submodules")
 		case "foreach":
 			k.add(Moderate, "runs a command in every submodule")
-			if len(ops) > 1 {
-				k.nestedScript(literalArg(normalise(ops[1:])), "runs a script")
-				for _, o := range ops[1:] {
+			if len(g.ops) > 1 {
+				k.nestedScript(literalArg(normalise(g.ops[1:])), "runs a script")
+				for _, o := range g.ops[1:] {
 					if !o.known {
 						k.add(Dangerous, "runs a script only known at run time: "+o.text)
 					}
@@ -343,166 +372,171 @@ func (k *cmd) gitVerb(verb string, rest []arg) {
 			k.add(Moderate, "changes submodules")
 		}
 	case "bisect":
-		switch first {
+		switch g.first {
 		case "log", "view", "visualize", "terms":
 			k.add(Safe, "shows the bisection")
 		case "run":
 			k.add(Moderate, "runs a command at every step")
-			k.nestedArgv(ops[1:])
+			k.nestedArgv(g.ops[1:])
 		default:
 			k.add(Moderate, "moves through history")
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// gitTreeVerb judges the verbs that write files or overwrite the work
+// tree, and reports whether it knew the verb.
+func (k *cmd) gitTreeVerb(g gitArgs) bool {
+	switch g.verb {
 	case "apply":
-		if has("--check", "--stat", "--numstat", "--summary") && !has("--apply") {
+		if g.has("--check", "--stat", "--numstat", "--summary") && !g.has("--apply") {
 			k.add(Safe, "checks a patch")
-			return
+			return true
 		}
-		if has("--unsafe-paths") {
+		if g.has("--unsafe-paths") {
 			k.add(Dangerous, "applies a patch outside the work tree")
 		}
-		if v, ok := optVal(opts, "--directory"); ok {
+		if v, ok := optVal(g.opts, "--directory"); ok {
 			k.write(v)
 		}
 		k.add(Moderate, "applies a patch")
-	case "hash-object":
-		if has("-w") {
-			k.add(Moderate, "writes objects into the repository")
-			return
-		}
-		k.add(Safe, "hashes files")
-	case "symbolic-ref":
-		if len(ops) <= 1 && !has("-d", "--delete") {
-			k.add(Safe, "reads a reference")
-			return
-		}
-		k.add(Moderate, "changes a reference")
 	case "format-patch":
-		if has("--stdout") {
+		if g.has("--stdout") {
 			k.add(Safe, "prints patches")
-			return
+			return true
 		}
-		if v, ok := optVal(opts, "-o", "--output-directory"); ok {
+		if v, ok := optVal(g.opts, "-o", "--output-directory"); ok {
 			k.write(v)
 		}
 		k.add(Moderate, "writes patch files")
 	case "archive":
-		if has("--list", "-l") {
-			k.add(Safe, "lists archive formats")
-			return
-		}
-		if v, ok := optVal(opts, "-o", "--output"); ok {
-			k.write(v)
-		}
-		if has("--remote") {
-			k.add(Moderate, "reaches the network")
-			return
-		}
-		k.r.fl.net = false
-		if !has("-o", "--output") && len(k.r.reasons) == 0 {
-			k.add(Safe, "writes an archive to standard output")
-		}
+		k.gitArchive(g)
 	case "bundle":
-		if first == "verify" || first == "list-heads" {
+		if g.first == "verify" || g.first == "list-heads" {
 			k.add(Safe, "reads a bundle")
-			return
+			return true
 		}
-		if first == "create" && len(ops) > 1 {
-			k.write(ops[1])
+		if g.first == "create" && len(g.ops) > 1 {
+			k.write(g.ops[1])
 		}
 		k.add(Moderate, "writes a bundle")
-	case "reset":
-		if has("--hard", "--merge", "--keep") {
-			k.add(Dangerous, "discards uncommitted changes for good (reset --hard)")
-			return
-		}
-		k.add(Moderate, "moves the branch or unstages changes")
 	case "clean":
-		if has("-n", "--dry-run") && !has("-f", "--force") {
-			k.add(Safe, "lists untracked files")
-			return
-		}
-		if has("-i", "--interactive") && !has("-f", "--force") {
-			k.add(Moderate, "deletes untracked files it asks about")
-			return
-		}
-		k.add(Dangerous, "deletes untracked files for good")
+		k.gitClean(g)
 	case "checkout":
 		switch {
-		case has("-f", "--force") || hasDashDash(rest) || first == "." || has("--ours", "--theirs", "-p", "--patch") || len(ops) > 1:
+		case g.has("-f", "--force") || hasDashDash(g.rest) || g.first == "." || g.has("--ours", "--theirs", "-p", "--patch") || len(g.ops) > 1:
 			k.add(Dangerous, "overwrites uncommitted changes in the work tree for good")
 		default:
 			k.add(Moderate, "switches branches or restores files")
 		}
-	case "switch":
-		if has("-f", "--force", "--discard-changes") {
-			k.add(Dangerous, "throws away uncommitted changes")
-			return
-		}
-		k.add(Moderate, "switches branches")
 	case "restore":
-		if (has("-S", "--staged") && !has("-W", "--worktree")) || has("--dry-run") {
+		if (g.has("-S", "--staged") && !g.has("-W", "--worktree")) || g.has("--dry-run") {
 			k.add(Moderate, "unstages changes")
-			return
+			return true
 		}
 		k.add(Dangerous, "overwrites uncommitted changes in the work tree for good")
+	case "clone":
+		if len(g.ops) > 1 {
+			k.write(g.ops[1])
+		}
+		k.add(Moderate, "downloads a repository")
+	case "init":
+		if len(g.ops) > 0 {
+			k.write(g.ops[0])
+		}
+		k.add(Moderate, "creates a repository")
+	default:
+		return false
+	}
+	return true
+}
+
+func (k *cmd) gitArchive(g gitArgs) {
+	if g.has("--list", "-l") {
+		k.add(Safe, "lists archive formats")
+		return
+	}
+	if v, ok := optVal(g.opts, "-o", "--output"); ok {
+		k.write(v)
+	}
+	if g.has("--remote") {
+		k.add(Moderate, "reaches the network")
+		return
+	}
+	k.r.fl.net = false
+	if !g.has("-o", "--output") && len(k.r.reasons) == 0 {
+		k.add(Safe, "writes an archive to standard output")
+	}
+}
+
+func (k *cmd) gitClean(g gitArgs) {
+	if g.has("-n", "--dry-run") && !g.has("-f", "--force") {
+		k.add(Safe, "lists untracked files")
+		return
+	}
+	if g.has("-i", "--interactive") && !g.has("-f", "--force") {
+		k.add(Moderate, "deletes untracked files it asks about")
+		return
+	}
+	k.add(Dangerous, "deletes untracked files for good")
+}
+
+// gitOtherVerb judges the remaining verbs whose options change the
+// outcome: pushing, rebasing, resetting, and the ones that run tools.
+func (k *cmd) gitOtherVerb(g gitArgs) bool {
+	switch g.verb {
 	case "push":
-		k.gitPush(opts, ops)
+		k.gitPush(g.opts, g.ops)
 	case "rebase":
-		if v, ok := optVal(opts, "-x", "--exec"); ok {
+		if v, ok := optVal(g.opts, "-x", "--exec"); ok {
 			k.add(Moderate, "runs a command after every commit")
 			k.nestedScript(v, "runs a script")
 		}
 		k.add(Moderate, "rewrites local commits")
 	case "difftool", "mergetool":
-		if v, ok := optVal(opts, "-x", "--extcmd"); ok {
+		if v, ok := optVal(g.opts, "-x", "--extcmd"); ok {
 			k.nestedScript(v, "runs a script")
 		}
 		k.add(Moderate, "runs a diff or merge tool")
-	case "filter-branch", "filter-repo", "replace":
-		k.add(Dangerous, "rewrites the whole history")
-	case "prune", "prune-packed":
-		k.add(Dangerous, "deletes unreachable objects for good")
 	case "gc":
-		if v, ok := optVal(opts, "--prune"); ok && v.val == "now" {
+		if v, ok := optVal(g.opts, "--prune"); ok && v.val == "now" {
 			k.add(Dangerous, "deletes unreachable objects for good")
-			return
+			return true
 		}
 		k.add(Moderate, "compacts the repository")
-	case "update-ref":
-		if has("-d") {
-			k.add(Dangerous, "deletes a reference without a reflog")
-			return
+	case "hash-object":
+		if g.has("-w") {
+			k.add(Moderate, "writes objects into the repository")
+			return true
+		}
+		k.add(Safe, "hashes files")
+	case "symbolic-ref":
+		if len(g.ops) <= 1 && !g.has("-d", "--delete") {
+			k.add(Safe, "reads a reference")
+			return true
 		}
 		k.add(Moderate, "changes a reference")
-	case "send-email", "imap-send":
-		k.add(Dangerous, "sends patches by mail")
-	case "credential", "credential-store", "credential-cache", "credential-osxkeychain", "credential-manager", "credential-libsecret":
-		k.add(Dangerous, "reads or changes stored credentials")
-	case "daemon", "instaweb", "http-backend", "shell", "upload-pack", "receive-pack", "upload-archive":
-		k.add(Moderate, "serves the repository")
-	case "clone":
-		if len(ops) > 1 {
-			k.write(ops[1])
-		}
-		k.add(Moderate, "downloads a repository")
-	case "init":
-		if len(ops) > 0 {
-			k.write(ops[0])
-		}
-		k.add(Moderate, "creates a repository")
-	case "fetch", "pull", "ls-remote":
-		if verb == "fetch" && has("--dry-run") {
-			k.add(Moderate, "reaches the network")
-			return
-		}
-		k.add(Moderate, "reaches the network")
-	case "add", "commit", "mv", "rm", "merge", "cherry-pick", "revert", "am", "update-index", "sparse-checkout",
-		"maintenance", "repack", "lfs", "commit-tree", "read-tree", "write-tree", "checkout-index", "mktag", "notes-merge",
-		"rerere", "pack-refs", "multi-pack-index", "commit-graph", "merge-file", "merge-tree":
-		k.add(Moderate, "changes the repository")
 	default:
-		k.add(Moderate, "not a known git verb (it may be an alias)")
+		return k.gitOptionVerb(g)
 	}
+	return true
+}
+
+// gitOptionVerb judges the verbs that an option makes worse, as
+// commands.rules lists them ("when VERB LEVEL OPTION... : why"), and
+// reports whether one of those options was given; without them the verb
+// has its moderate or dangerous line.
+func (k *cmd) gitOptionVerb(g gitArgs) bool {
+	for _, w := range k.verbs.When[g.verb] {
+		if g.has(w.Options...) {
+			k.add(levelNamed(w.Level), w.Why)
+			return true
+		}
+	}
+	return false
 }
 
 func hasDashDash(args []arg) bool {

@@ -33,18 +33,6 @@ func ruleNetwork(reason string) rule {
 	}
 }
 
-var curlSpec = spec{
-	shortVal: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
-	longVal: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "json", "form", "form-string",
-		"upload-file", "output", "config", "header", "user", "request", "user-agent", "referer", "cookie", "cookie-jar",
-		"dump-header", "trace", "trace-ascii", "stderr", "write-out", "proxy", "cacert", "capath", "cert", "key",
-		"resolve", "connect-to", "max-time", "retry", "url", "output-dir", "range", "time-cond", "speed-limit",
-		"speed-time", "continue-at", "ftp-port", "quote", "proxy-user", "libcurl", "unix-socket", "abstract-unix-socket",
-		"interface", "netrc-file", "connect-timeout", "retry-delay", "retry-max-time", "max-filesize", "limit-rate",
-		"cert-type", "key-type", "pass", "ciphers", "dns-servers", "oauth2-bearer", "aws-sigv4", "variable", "expand-data",
-		"expand-url", "alt-svc", "hsts", "etag-save", "etag-compare", "mail-from", "mail-rcpt", "preproxy", "proto", "proto-redir", "telnet-option"},
-}
-
 func ruleCurl(k *cmd) {
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
@@ -54,7 +42,7 @@ func ruleCurl(k *cmd) {
 	if k.sendsOutput() {
 		return
 	}
-	opts, _ := curlSpec.scan(k.args)
+	opts, _ := k.valueOpts.scan(k.args)
 	for _, o := range opts {
 		v := o.val
 		switch {
@@ -119,15 +107,6 @@ func (k *cmd) upload(v arg, urlencode bool) {
 	}
 }
 
-var wgetSpec = spec{
-	shortVal: "OoaPieTtwUlARDIXQBYb",
-	longVal: []string{"output-document", "output-file", "append-output", "directory-prefix", "input-file", "execute",
-		"post-data", "post-file", "body-data", "body-file", "method", "header", "user-agent", "user", "password",
-		"timeout", "tries", "wait", "level", "accept", "reject", "domains", "include-directories", "exclude-directories",
-		"quota", "base", "config", "load-cookies", "save-cookies", "ca-certificate", "certificate", "private-key",
-		"referer", "limit-rate", "bind-address", "use-askpass"},
-}
-
 func ruleWget(k *cmd) {
 	if onlyInfo(k.args) {
 		k.add(Safe, "prints version or help")
@@ -137,7 +116,7 @@ func ruleWget(k *cmd) {
 	if k.sendsOutput() {
 		return
 	}
-	opts, _ := wgetSpec.scan(k.args)
+	opts, _ := k.valueOpts.scan(k.args)
 	toStdout := false
 	for _, o := range opts {
 		v := o.val
@@ -187,17 +166,7 @@ func remoteSpec(a arg) bool {
 }
 
 func ruleCopyRemote(k *cmd) {
-	var sp spec
-	if k.name == "scp" {
-		sp = spec{shortVal: "cFiJlopPSDX", longVal: nil}
-	} else {
-		sp = spec{shortVal: "eBfTM", longVal: []string{"rsh", "rsync-path", "filter", "exclude", "include", "exclude-from",
-			"include-from", "files-from", "password-file", "temp-dir", "compare-dest", "copy-dest", "link-dest",
-			"backup-dir", "suffix", "chmod", "chown", "usermap", "groupmap", "log-file", "log-file-format", "out-format",
-			"partial-dir", "max-size", "min-size", "bwlimit", "timeout", "contimeout", "port", "sockopts", "outbuf",
-			"info", "debug", "write-batch", "only-write-batch", "read-batch", "protocol", "iconv", "checksum-choice", "compress-choice", "remote-option"}}
-	}
-	opts, ops := sp.scan(k.args)
+	opts, ops := k.valueOpts.scan(k.args)
 	if a, bad := unknownArgs(k.args); bad {
 		k.add(Dangerous, "copies a path only known at run time: "+a.text)
 		return

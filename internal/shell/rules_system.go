@@ -51,19 +51,6 @@ func ruleSysctl(k *cmd) {
 	k.add(Safe, "prints kernel settings")
 }
 
-func ruleFirewall(k *cmd) {
-	for _, a := range k.args {
-		if a.known {
-			switch a.val {
-			case "-L", "--list", "-S", "--list-rules", "status", "list", "--list-all", "--state", "-nL", "-vnL", "-nvL":
-				k.add(Safe, "lists firewall rules")
-				return
-			}
-		}
-	}
-	k.add(Dangerous, "changes the firewall")
-}
-
 func ruleNetConfig(k *cmd) {
 	var words []string
 	for _, a := range k.args {
@@ -246,16 +233,6 @@ func ruleAlias(k *cmd) {
 	k.add(Moderate, "defines an alias, which changes what a name runs")
 }
 
-func ruleHash(k *cmd) {
-	for _, a := range k.args {
-		if !a.known || a.val == "-p" {
-			k.add(Dangerous, "remaps a command name to another program")
-			return
-		}
-	}
-	k.add(Safe, "lists or resets remembered commands")
-}
-
 func ruleEnable(k *cmd) {
 	if len(k.args) == 0 {
 		k.add(Safe, "lists builtins")
@@ -268,16 +245,6 @@ func ruleEnable(k *cmd) {
 		}
 	}
 	k.add(Moderate, "turns shell builtins on or off")
-}
-
-func ruleFc(k *cmd) {
-	for _, a := range k.args {
-		if a.known && (a.val == "-l" || a.val == "-ln" || a.val == "-nl") {
-			k.add(Safe, "lists shell history")
-			return
-		}
-	}
-	k.add(Dangerous, "runs commands from shell history")
 }
 
 func ruleUmask(k *cmd) {
@@ -295,7 +262,7 @@ func ruleSystemctl(k *cmd) {
 		k.add(Safe, "prints version or help")
 		return
 	}
-	verb, _ := verbAt(k.args, verbSpec(k.verbs))
+	verb, _ := verbAt(k.args, *k.valueOpts)
 	k.r.verb = verb
 	if k.verbs.Safe[verb] != "" || verb == "" {
 		k.add(Safe, "shows services")
@@ -318,17 +285,6 @@ func ruleService(k *cmd) {
 		return
 	}
 	k.add(Dangerous, "changes system services")
-}
-
-func ruleJournalctl(k *cmd) {
-	for _, a := range k.args {
-		if a.known && (strings.HasPrefix(a.val, "--vacuum") || a.val == "--rotate" || a.val == "--flush" ||
-			a.val == "--sync" || a.val == "--relinquish-var" || a.val == "--smart-relinquish-var" || a.val == "--setup-keys") {
-			k.add(Dangerous, "changes the system journal")
-			return
-		}
-	}
-	k.add(Safe, "reads the system journal")
 }
 
 func ruleCtlStatus(k *cmd) {

@@ -8,7 +8,7 @@ import (
 // whatever the wrapper adds.
 
 func ruleEnv(k *cmd) {
-	sp := spec{shortVal: "uCSP", longVal: []string{"unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"}, posix: true}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	x := k.x
 	for _, o := range opts {
@@ -51,7 +51,7 @@ func ruleEnv(k *cmd) {
 }
 
 func ruleTime(k *cmd) {
-	sp := spec{shortVal: "fo", longVal: []string{"format", "output"}, posix: true}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if v, ok := optVal(opts, "-o", "--output"); ok {
 		k.write(v)
@@ -64,7 +64,7 @@ func ruleTime(k *cmd) {
 }
 
 func ruleNice(k *cmd) {
-	sp := spec{shortVal: "n", longVal: []string{"adjustment"}, posix: true}
+	sp := k.valueOpts
 	_, ops := sp.scan(k.args)
 	if len(ops) == 0 {
 		k.add(Safe, "prints the scheduling priority")
@@ -90,7 +90,7 @@ func ruleWrapPlain(k *cmd) {
 }
 
 func ruleTimeout(k *cmd) {
-	sp := spec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, posix: true}
+	sp := k.valueOpts
 	_, ops := sp.scan(k.args)
 	if len(ops) < 2 {
 		k.add(Safe, "does nothing on its own")
@@ -100,7 +100,7 @@ func ruleTimeout(k *cmd) {
 }
 
 func ruleStdbuf(k *cmd) {
-	sp := spec{shortVal: "ioe", longVal: []string{"input", "output", "error"}, posix: true}
+	sp := k.valueOpts
 	_, ops := sp.scan(k.args)
 	if len(ops) == 0 {
 		k.add(Safe, "does nothing on its own")
@@ -110,7 +110,7 @@ func ruleStdbuf(k *cmd) {
 }
 
 func ruleCommand(k *cmd) {
-	sp := spec{posix: true}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if hasOpt(opts, "-v", "-V") {
 		k.add(Safe, "looks up commands")
@@ -124,7 +124,7 @@ func ruleCommand(k *cmd) {
 }
 
 func ruleExec(k *cmd) {
-	sp := spec{shortVal: "a", posix: true}
+	sp := k.valueOpts
 	_, ops := sp.scan(k.args)
 	if len(ops) == 0 {
 		k.add(Safe, "changes the shell's file descriptors")
@@ -136,24 +136,11 @@ func ruleExec(k *cmd) {
 // ruleSched covers ionice, setsid, chrt, taskset and flock, which take
 // options and sometimes one operand before the command.
 func ruleSched(k *cmd) {
-	var sp spec
 	skip := 0
-	switch k.name {
-	case "ionice":
-		sp = spec{shortVal: "cnp", longVal: []string{"class", "classdata", "pid", "pgid", "uid"}, posix: true}
-	case "setsid":
-		sp = spec{posix: true}
-	case "chrt":
-		sp = spec{shortVal: "TPD", longVal: []string{"sched-runtime", "sched-period", "sched-deadline"}, posix: true}
-		skip = 1
-	case "taskset":
-		sp = spec{posix: true}
-		skip = 1
-	case "flock":
-		sp = spec{shortVal: "wEc", longVal: []string{"timeout", "conflict-exit-code", "command"}, posix: true}
-		skip = 1
+	if k.name == "chrt" || k.name == "taskset" || k.name == "flock" {
+		skip = 1 // a priority, a CPU mask or the lock file comes before the command
 	}
-	opts, ops := sp.scan(k.args)
+	opts, ops := k.valueOpts.scan(k.args)
 	if hasOpt(opts, "-p", "--pid", "--pgid", "--uid", "--all-tasks", "-a") {
 		k.add(Moderate, "changes other processes")
 		return
@@ -184,20 +171,13 @@ func ruleBusybox(k *cmd) {
 }
 
 func ruleTracer(k *cmd) {
-	var sp spec
-	switch k.name {
-	case "strace":
-		sp = spec{shortVal: "eoOpPsSuUEIabX", longVal: []string{"output", "attach", "user", "env", "trace", "signal", "string-limit"}, posix: true}
-	case "ltrace":
-		sp = spec{shortVal: "eoplnsuxAaDEFLT", longVal: []string{"output"}, posix: true}
-	case "perf":
+	if k.name == "perf" {
 		if len(k.args) == 0 {
 			k.add(Safe, "prints help")
 			return
 		}
-		sp = spec{shortVal: "eoptcCFGm", longVal: []string{"output", "event", "pid", "tid", "cpu"}}
 		k.add(Moderate, "profiles programs")
-		opts, ops := sp.scan(k.args[1:])
+		opts, ops := k.valueOpts.scan(k.args[1:])
 		if v, ok := optVal(opts, "-o", "--output"); ok {
 			k.write(v)
 		}
@@ -205,10 +185,8 @@ func ruleTracer(k *cmd) {
 			k.wrap(ops)
 		}
 		return
-	default:
-		sp = spec{posix: true}
 	}
-	opts, ops := sp.scan(k.args)
+	opts, ops := k.valueOpts.scan(k.args)
 	k.add(Moderate, "traces a program")
 	if hasOpt(opts, "-p", "--attach", "-P") && k.name != "valgrind" {
 		k.add(Dangerous, "attaches to another process")
@@ -262,7 +240,7 @@ func ruleXargs(k *cmd) {
 }
 
 func ruleWatch(k *cmd) {
-	sp := spec{shortVal: "nqd", shortOpt: "", longVal: []string{"interval", "differences", "equexit", "chgexit"}, posix: true}
+	sp := k.valueOpts
 	opts, ops := sp.scan(k.args)
 	if len(ops) == 0 {
 		k.add(Safe, "does nothing on its own")
@@ -312,31 +290,20 @@ func ruleParallel(k *cmd) {
 
 func rulePrivilege(k *cmd) {
 	k.add(Dangerous, "runs commands as another user or with other privileges")
-	var sp spec
+	opts, ops := k.valueOpts.scan(k.args)
 	switch k.name {
-	case "sudo", "sudoedit":
-		sp = spec{shortVal: "ugCDhprtUT", longVal: []string{"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "command-timeout"}, posix: true}
-	case "doas":
-		sp = spec{shortVal: "uC", posix: true}
-	case "pkexec":
-		sp = spec{longVal: []string{"user"}, posix: true}
 	case "su", "runuser":
-		opts, _ := spec{shortVal: "cgGsuw", longVal: []string{"command", "group", "supp-group", "shell", "user", "whitelist-environment"}}.scan(k.args)
 		if v, ok := optVal(opts, "-c", "--command"); ok {
 			k.nestedScript(v, "runs a script")
 		}
 		return
 	case "chroot":
-		sp = spec{longVal: []string{"userspec", "groups"}, posix: true}
-		_, ops := sp.scan(k.args)
+		// The first operand is the new root.
 		if len(ops) > 1 {
 			k.nestedArgv(ops[1:])
 		}
 		return
-	default:
-		sp = spec{posix: true}
 	}
-	_, ops := sp.scan(k.args)
 	if len(ops) > 0 {
 		k.nestedArgv(ops)
 	}

@@ -1,22 +1,8 @@
 package shell
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/wisp-agent/wisp/internal/secrets"
 )
-
-// The index looks entries up by their first element: it must never be a
-// glob, or paths would be turned away that the entry matches.
-func TestSecretEntriesStartLiteral(t *testing.T) {
-	for _, l := range secrets.List() {
-		first, _, _ := strings.Cut(strings.TrimPrefix(l.Path, "/"), "/")
-		if hasMeta(first) {
-			t.Errorf("secret location %q starts with a glob", l.Path)
-		}
-	}
-}
 
 func TestSecretLocation(t *testing.T) {
 	c := &classifier{opts: Options{Home: "/home/u", Workdir: "/home/u/proj", WispHome: "/srv/wisp"}}

@@ -66,37 +66,9 @@ func decodeWord(w *syntax.Word, src string) arg {
 			}
 			unquoteLit(p.Value, &b, &a)
 		case *syntax.SglQuoted:
-			a.quoted = true
-			if p.Dollar {
-				a.ansiC = true
-				s, ok := decodeANSIC(p.Value)
-				if !ok {
-					a.known = false
-					a.lead = a.lead || first
-				}
-				b.WriteString(s)
-			} else {
-				b.WriteString(p.Value)
-			}
+			decodeSingle(p, first, &b, &a)
 		case *syntax.DblQuoted:
-			a.quoted = true
-			for _, q := range p.Parts {
-				qfirst := b.Len() == 0 && !a.lead
-				switch q := q.(type) {
-				case *syntax.Lit:
-					unquoteDouble(q.Value, &b)
-				case *syntax.ParamExp:
-					if !expandKnownParam(q, qfirst, &b, &a) {
-						a.known = false
-						a.lead = a.lead || qfirst
-						a.subst = a.subst || hasSubst(q)
-					}
-				default:
-					a.known = false
-					a.lead = a.lead || qfirst
-					a.subst = a.subst || hasSubst(q)
-				}
-			}
+			decodeDouble(p, &b, &a)
 		case *syntax.ParamExp:
 			if !expandKnownParam(p, first, &b, &a) {
 				a.known = false
@@ -124,6 +96,45 @@ func decodeWord(w *syntax.Word, src string) arg {
 	}
 	a.val = b.String()
 	return a
+}
+
+// decodeSingle adds a single-quoted part ('x' or $'x') to the word.
+func decodeSingle(p *syntax.SglQuoted, first bool, b *strings.Builder, a *arg) {
+	a.quoted = true
+	if !p.Dollar {
+		b.WriteString(p.Value)
+		return
+	}
+	a.ansiC = true
+	s, ok := decodeANSIC(p.Value)
+	if !ok {
+		a.known = false
+		a.lead = a.lead || first
+	}
+	b.WriteString(s)
+}
+
+// decodeDouble adds a double-quoted part to the word: its expansions are
+// not split, but still unknown unless they are the few fixed ones.
+func decodeDouble(p *syntax.DblQuoted, b *strings.Builder, a *arg) {
+	a.quoted = true
+	for _, q := range p.Parts {
+		qfirst := b.Len() == 0 && !a.lead
+		switch q := q.(type) {
+		case *syntax.Lit:
+			unquoteDouble(q.Value, b)
+		case *syntax.ParamExp:
+			if !expandKnownParam(q, qfirst, b, a) {
+				a.known = false
+				a.lead = a.lead || qfirst
+				a.subst = a.subst || hasSubst(q)
+			}
+		default:
+			a.known = false
+			a.lead = a.lead || qfirst
+			a.subst = a.subst || hasSubst(q)
+		}
+	}
 }
 
 // expandKnownParam writes the value of the few parameters whose meaning is

@@ -23,17 +23,58 @@ type Command struct {
 // for a "verbs" entry any other verb gets the entry's Why at level
 // moderate, while a judgement reads them as it needs. Network says the
 // program reaches the network: "always", or "unless-safe"; NetworkVerbs
-// are the verbs that do.
+// are the verbs that do. A judgement may also list Moderate verbs, and
+// When: options that make a verb worse than its own line says.
 type Verbs struct {
 	Values       []string
+	Optional     []string // short options whose value is optional and attached (-i.bak)
+	Posix        bool     // options end at the first operand (env, nice, timeout)
 	Safe         map[string]string
+	Moderate     map[string]string
 	Dangerous    map[string]string
+	When         map[string][]When
+	Words        []Word // "on" lines: the first argument one of them names decides
+	Else         Word   // the "else" line: the outcome when no argument decides
 	Network      string
 	NetworkVerbs map[string]bool
 }
 
+// When is a "when VERB LEVEL OPTION... : why" line: given any of Options,
+// VERB is at Level for Why. A verb's When lines are tried in table order.
+type When struct {
+	Level   string
+	Options []string
+	Why     string
+}
+
+// Word is an "on LEVEL WORD... : why" line (an argument equal to one of
+// Words, or starting with one that ends in "*", puts the program at Level
+// for Why), an "on-unknown LEVEL : why" line (Unknown: an argument only
+// known at run time does), or the "else LEVEL : why" line.
+type Word struct {
+	Level   string
+	Words   []string
+	Unknown bool
+	Why     string
+}
+
+// Matches reports whether an argument, known or not, is one the line
+// names.
+func (w Word) Matches(known bool, val string) bool {
+	if !known {
+		return w.Unknown
+	}
+	for _, x := range w.Words {
+		if p, ok := strings.CutSuffix(x, "*"); ok && strings.HasPrefix(val, p) || x == val {
+			return true
+		}
+	}
+	return false
+}
+
 func newVerbs() *Verbs {
-	return &Verbs{Safe: map[string]string{}, Dangerous: map[string]string{}, NetworkVerbs: map[string]bool{}}
+	return &Verbs{Safe: map[string]string{}, Moderate: map[string]string{}, Dangerous: map[string]string{},
+		When: map[string][]When{}, NetworkVerbs: map[string]bool{}}
 }
 
 // Example is a line of commands.rules and the level the whole classifier
@@ -114,7 +155,7 @@ func parseEntries(file, text string) (*Commands, error) {
 			continue
 		}
 		if open != nil && cur.Verbs != nil && !hasExample {
-			if done, err := cur.Verbs.parseLine(line); done || err != nil {
+			if done, err := cur.Verbs.parseLine(line, cur.Judge != ""); done || err != nil {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", where, err)
 				}
@@ -171,9 +212,11 @@ func parseCommandEntry(line string) (Command, []string, error) {
 
 // parseLine reads a line of a verbs or judge entry ("values OPT...",
 // "safe VERB... : why", "dangerous VERB... : why", "network
-// always|unless-safe", "network-verbs VERB...") and reports whether it
-// was one.
-func (v *Verbs) parseLine(line string) (bool, error) {
+// always|unless-safe", "network-verbs VERB...", and for a judgement
+// "moderate VERB... : why", "when VERB LEVEL OPTION... : why", "on LEVEL
+// WORD... : why", "on-unknown LEVEL : why" and "else LEVEL : why") and
+// reports whether it was one.
+func (v *Verbs) parseLine(line string, judge bool) (bool, error) {
 	head, why := line, ""
 	if i := strings.LastIndex(line, " : "); i >= 0 {
 		head, why = line[:i], strings.TrimSpace(line[i+3:])
@@ -182,6 +225,20 @@ func (v *Verbs) parseLine(line string) (bool, error) {
 	switch f[0] {
 	case "values":
 		v.Values = append(v.Values, f[1:]...)
+		return true, nil
+	case "posix":
+		if len(f) != 1 {
+			return true, fmt.Errorf("posix takes no words")
+		}
+		v.Posix = true
+		return true, nil
+	case "optional":
+		for _, o := range f[1:] {
+			if len(o) != 2 || o[0] != '-' || o[1] == '-' {
+				return true, fmt.Errorf("optional takes short options (-i), not %s", o)
+			}
+		}
+		v.Optional = append(v.Optional, f[1:]...)
 		return true, nil
 	case "network-verbs":
 		for _, verb := range f[1:] {
@@ -194,26 +251,57 @@ func (v *Verbs) parseLine(line string) (bool, error) {
 		}
 		v.Network = f[1]
 		return true, nil
-	case "safe", "dangerous":
-		if len(f) < 2 || why == "" {
-			return true, fmt.Errorf("want %s VERB... : why", f[0])
+	case "on", "on-unknown", "else":
+		return true, v.addWord(f, why, judge)
+	case "when":
+		if !judge || len(f) < 4 || !levelNames[f[2]] || why == "" {
+			return true, fmt.Errorf("want when VERB LEVEL OPTION... : why, in a judge entry")
 		}
-		m := v.Safe
-		if f[0] == "dangerous" {
-			m = v.Dangerous
-		}
-		for _, verb := range f[1:] {
-			if _, dup := v.Safe[verb]; dup {
-				return true, fmt.Errorf("verb %s appears twice", verb)
-			}
-			if _, dup := v.Dangerous[verb]; dup {
-				return true, fmt.Errorf("verb %s appears twice", verb)
-			}
-			m[verb] = why
-		}
+		v.When[f[1]] = append(v.When[f[1]], When{Level: f[2], Options: f[3:], Why: why})
 		return true, nil
+	case "safe", "moderate", "dangerous":
+		if f[0] == "moderate" && !judge {
+			return true, fmt.Errorf("moderate verbs belong to a judge entry; a verbs entry makes every other verb moderate")
+		}
+		return true, v.addVerbs(f[0], f[1:], why)
 	}
 	return false, nil
+}
+
+// addWord records an "on", "on-unknown" or "else" line (f, its words).
+func (v *Verbs) addWord(f []string, why string, judge bool) error {
+	n := map[string]int{"on": 3, "on-unknown": 2, "else": 2}[f[0]]
+	if !judge || why == "" || len(f) < n || f[0] != "on" && len(f) != n || !levelNames[f[1]] {
+		return fmt.Errorf("want on LEVEL WORD... : why, on-unknown LEVEL : why or else LEVEL : why, in a judge entry")
+	}
+	w := Word{Level: f[1], Words: f[2:], Unknown: f[0] == "on-unknown", Why: why}
+	if f[0] == "else" {
+		if v.Else.Level != "" {
+			return fmt.Errorf("else appears twice")
+		}
+		v.Else = w
+		return nil
+	}
+	v.Words = append(v.Words, w)
+	return nil
+}
+
+// addVerbs records the verbs of a "safe", "moderate" or "dangerous" line.
+func (v *Verbs) addVerbs(level string, verbs []string, why string) error {
+	if len(verbs) == 0 || why == "" {
+		return fmt.Errorf("want %s VERB... : why", level)
+	}
+	m := map[string]map[string]string{"safe": v.Safe, "moderate": v.Moderate, "dangerous": v.Dangerous}[level]
+	for _, verb := range verbs {
+		_, s := v.Safe[verb]
+		_, mo := v.Moderate[verb]
+		_, d := v.Dangerous[verb]
+		if s || mo || d {
+			return fmt.Errorf("verb %s appears twice", verb)
+		}
+		m[verb] = why
+	}
+	return nil
 }
 
 // Lookup returns the entry for a program name: an exact name first, then

@@ -5,11 +5,13 @@
 // and, for the lines that are not safe, how bad each known program and
 // each variable is: a level with its reason, the verbs of a program with
 // subcommands, or the name of a judgement the classifier keeps in code
-// (commands.rules, assignments.rules). Every program rule carries example
-// command lines it must accept (match) and refuse (not_match); Load checks
-// them, so a rule and its proof travel together. The level examples of
-// commands.rules and assignments.rules need the whole classifier, so its
-// tests check them.
+// (commands.rules, assignments.rules), with the options a judgement's
+// program takes a value for and its verbs; and which keys of git's
+// configuration can make git run a program (gitkeys.rules). Every program
+// rule carries example command lines it must accept (match) and refuse
+// (not_match); Load checks them, so a rule and its proof travel together.
+// The level examples of commands.rules and assignments.rules need the
+// whole classifier, so its tests check them.
 //
 // The package judges words that are already known (quotes removed,
 // nothing left to expand); it never parses shell syntax, never touches the
@@ -357,7 +359,9 @@ func (rl *Rule) long(name string) (option, bool) {
 	n := 0
 	for k, o := range rl.opts {
 		if strings.HasPrefix(k, name) && strings.HasPrefix(k, "--") {
-			if n == 0 || o.effect > found.effect || o.value && !found.value {
+			// The worst candidate wins, whatever order the map gives
+			// them in: the verdict must not vary between runs.
+			if n == 0 || o.effect > found.effect || o.effect == found.effect && o.value && !found.value {
 				found = o
 			}
 			n++

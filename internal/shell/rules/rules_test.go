@@ -108,3 +108,23 @@ func TestVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestAbbreviationIsStable: an abbreviation that several long options
+// share is judged the same way every time, whatever order the table's
+// map yields them in (sort --fi: --field-separator or --files0-from).
+func TestAbbreviationIsStable(t *testing.T) {
+	tb, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := tb.Check([]string{"sort", "--fi", "v", "x"})
+	if first.ReadOnly() {
+		t.Fatalf("sort --fi v x is read-only; --fi may be --files0-from")
+	}
+	for range 200 {
+		got := tb.Check([]string{"sort", "--fi", "v", "x"})
+		if len(got.Findings) != len(first.Findings) || got.Findings[0] != first.Findings[0] {
+			t.Fatalf("sort --fi judged %v, then %v", first.Findings, got.Findings)
+		}
+	}
+}
