@@ -85,6 +85,18 @@ var locations = [...]Location{
 	{"/dev/kmem", false, "kernel memory"},
 	{"/run/secrets", false, "container secrets"},
 	{"/var/run/secrets", false, "container secrets"},
+	{"/etc/krb5.keytab", false, "Kerberos service keys"},
+	{"/tmp/krb5cc_*", false, "Kerberos tickets"},
+	{"/run/user/*/krb5cc*", false, "Kerberos tickets"},
+	{"/run/user/*/containers", false, "container registry logins"},
+	{"/etc/kubernetes/admin.conf", false, "Kubernetes cluster admin credentials"},
+	{"/etc/kubernetes/pki", false, "Kubernetes cluster keys"},
+	{"/etc/rancher/k3s/k3s.yaml", false, "Kubernetes cluster admin credentials"},
+	{"/etc/mysql/debian.cnf", false, "MySQL maintenance password"},
+	{"/etc/ssl/private", false, "TLS private keys"},
+	{"/etc/pki/tls/private", false, "TLS private keys"},
+	{"/etc/letsencrypt/live", false, "TLS private keys"},
+	{"/etc/letsencrypt/archive", false, "TLS private keys"},
 }
 
 // List returns the credential locations (a copy).
