@@ -9,8 +9,8 @@ import (
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
-	"github.com/wisp-agent/wisp/internal/session"
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // dyingSink hands events to a transcript until the event that kills the
@@ -18,7 +18,7 @@ import (
 // when wisp is killed at that point.
 type dyingSink struct {
 	mu   sync.Mutex
-	w    *session.Writer
+	w    *transcript.Writer
 	dead bool
 	// diesAfter says whether e is the last event the transcript gets.
 	diesAfter func(e event.Event) bool
@@ -55,13 +55,13 @@ func TestResultsSurviveADeathMidResponse(t *testing.T) {
 		{
 			name:      "third call started",
 			diesAfter: func(e event.Event) bool { return e.Type == event.ToolStart && e.CallID == "c3" },
-			third:     session.Interrupted,
+			third:     transcript.Interrupted,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w, err := session.Create(dir, session.Header{Cwd: "/p"})
+			w, err := transcript.Create(dir, transcript.Header{Cwd: "/p"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestResultsSurviveADeathMidResponse(t *testing.T) {
 			}
 			w.Close()
 
-			w2, tr, err := session.Open(w.Path())
+			w2, tr, err := transcript.Open(w.Path())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestResultsSurviveADeathMidResponse(t *testing.T) {
 // writes after its calls adds nothing to what the per-call records hold,
 // and that a reload gives the conversation the loop had.
 func TestResultsAreWrittenOnce(t *testing.T) {
-	w, err := session.Create(t.TempDir(), session.Header{Cwd: "/p"})
+	w, err := transcript.Create(t.TempDir(), transcript.Header{Cwd: "/p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestResultsAreWrittenOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	_, recs, err := session.Load(w.Path())
+	_, recs, err := transcript.Load(w.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestResultsAreWrittenOnce(t *testing.T) {
 	if results != 3 {
 		t.Errorf("transcript holds %d tool results, want 3 (one record per call, none repeated)", results)
 	}
-	got, want := session.Messages(recs), a.Messages()
+	got, want := transcript.Messages(recs), a.Messages()
 	if len(got) != len(want) {
 		t.Fatalf("reloaded %d messages, the loop had %d", len(got), len(want))
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
-	"github.com/wisp-agent/wisp/internal/session"
 	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // formerRecords is how transcripts were kept before each result became
@@ -17,16 +17,16 @@ import (
 // and tool results without their payloads), the results written once,
 // as one message, after the last call. It is the baseline of
 // BenchmarkHundredCalls.
-func formerRecords(e event.Event) []session.Record {
+func formerRecords(e event.Event) []transcript.Record {
 	switch e.Type {
 	case event.ToolStart:
 		return nil
 	case event.ToolResult:
 		ev := e
 		ev.Result = ""
-		return []session.Record{{Type: session.TypeEvent, Event: &ev}}
+		return []transcript.Record{{Type: transcript.TypeEvent, Event: &ev}}
 	}
-	return session.FromEvent(e)
+	return transcript.FromEvent(e)
 }
 
 // BenchmarkHundredCalls runs one response of 100 sequential calls of a
@@ -42,10 +42,10 @@ func BenchmarkHundredCalls(b *testing.B) {
 		calls[i] = call(fmt.Sprintf("c%03d", i), "change", fmt.Sprintf(`{"n":%d}`, i))
 	}
 	change := &echoTool{name: "change", class: tool.Mutating}
-	run := func(b *testing.B, sink func(w *session.Writer) event.Sink) {
+	run := func(b *testing.B, sink func(w *transcript.Writer) event.Sink) {
 		dir := b.TempDir()
 		for b.Loop() {
-			w, err := session.Create(dir, session.Header{Cwd: "/p"})
+			w, err := transcript.Create(dir, transcript.Header{Cwd: "/p"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkHundredCalls(b *testing.B) {
 		}
 	}
 	b.Run("former", func(b *testing.B) {
-		run(b, func(w *session.Writer) event.Sink {
+		run(b, func(w *transcript.Writer) event.Sink {
 			return func(e event.Event) {
 				for _, r := range formerRecords(e) {
 					if _, err := w.Append(r); err != nil {
@@ -72,7 +72,7 @@ func BenchmarkHundredCalls(b *testing.B) {
 		})
 	})
 	b.Run("per-call", func(b *testing.B) {
-		run(b, func(w *session.Writer) event.Sink {
+		run(b, func(w *transcript.Writer) event.Sink {
 			return w.Sink(func(err error) { b.Error(err) })
 		})
 	})

@@ -22,7 +22,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/provider/fake"
-	"github.com/wisp-agent/wisp/internal/session"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // writeSession writes a transcript of n records shaped like what a run
@@ -31,7 +31,7 @@ import (
 func writeSession(t testing.TB, dir, cwd string, n int) string {
 	t.Helper()
 	var b bytes.Buffer
-	add := func(r session.Record) {
+	add := func(r transcript.Record) {
 		line, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -39,27 +39,27 @@ func writeSession(t testing.TB, dir, cwd string, n int) string {
 		b.Write(append(line, '\n'))
 	}
 	t0 := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	add(session.Record{Type: session.TypeSession, ID: "0123456789abcdef", Time: t0, Version: session.FormatVersion, Cwd: cwd, Provider: "anthropic", Model: "m"})
+	add(transcript.Record{Type: transcript.TypeSession, ID: "0123456789abcdef", Time: t0, Version: transcript.FormatVersion, Cwd: cwd, Provider: "anthropic", Model: "m"})
 	answer := strings.Repeat("I will look at the file and then change the function. ", 6)
 	output := strings.Repeat("func handle(w http.ResponseWriter, r *http.Request) {\n\treturn\n}\n", 30)
 	parent := ""
 	for i := range n {
-		r := session.Record{ID: fmt.Sprintf("%08x", i), Parent: parent, Time: t0.Add(time.Duration(i) * time.Millisecond)}
+		r := transcript.Record{ID: fmt.Sprintf("%08x", i), Parent: parent, Time: t0.Add(time.Duration(i) * time.Millisecond)}
 		id := fmt.Sprintf("call_%d", i/5)
 		switch i % 5 {
 		case 0:
-			r.Type, r.Message = session.TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: "please refactor the handler in server.go"}}}
+			r.Type, r.Message = transcript.TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: "please refactor the handler in server.go"}}}
 		case 1:
-			r.Type, r.Message = session.TypeMessage, &chat.Message{Role: chat.Assistant, Content: []chat.Block{
+			r.Type, r.Message = transcript.TypeMessage, &chat.Message{Role: chat.Assistant, Content: []chat.Block{
 				{Type: chat.Text, Text: answer},
 				{Type: chat.ToolUse, ID: id, Name: "read", Input: json.RawMessage(`{"path":"server.go"}`)},
 			}}
 		case 2:
-			r.Type, r.Event = session.TypeEvent, &event.Event{Type: event.ToolCall, Time: r.Time, CallID: id, Tool: "read", Class: "read"}
+			r.Type, r.Event = transcript.TypeEvent, &event.Event{Type: event.ToolCall, Time: r.Time, CallID: id, Tool: "read", Class: "read"}
 		case 3:
-			r.Type, r.Event = session.TypeEvent, &event.Event{Type: event.ToolStart, Time: r.Time, CallID: id, Tool: "read", Class: "read"}
+			r.Type, r.Event = transcript.TypeEvent, &event.Event{Type: event.ToolStart, Time: r.Time, CallID: id, Tool: "read", Class: "read"}
 		case 4:
-			r.Type, r.Message = session.TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: id, Text: output}}}
+			r.Type, r.Message = transcript.TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: id, Text: output}}}
 		}
 		add(r)
 		parent = r.ID

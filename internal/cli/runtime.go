@@ -16,9 +16,9 @@ import (
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/keys"
-	"github.com/wisp-agent/wisp/internal/session"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // runtime is one wired-up run: provider, tools, gate, session, agent.
@@ -32,7 +32,7 @@ type runtime struct {
 	parts    *gateParts
 	tools    *tool.Registry
 	bash     *builtin.BashTool
-	session  *session.Writer
+	session  *transcript.Writer
 	frontend event.Sink
 	approver gate.Approver
 	closers  []func()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/frontend"
-	"github.com/wisp-agent/wisp/internal/session"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // cmdSessions lists saved sessions, newest first: this folder's, or with
@@ -28,11 +28,11 @@ func cmdSessions(o Options, sys IO) error {
 		return err
 	}
 	dir := first(o.SessionDir, sys.Getenv("WISP_SESSION_DIR"), expandHome(settings.SessionDir, paths.UserHome), paths.SessionDir())
-	all, err := session.List(dir)
+	all, err := transcript.List(dir)
 	if err != nil {
 		return fmt.Errorf("list sessions in %s: %w", paths.Pretty(dir), err)
 	}
-	var list []session.Summary
+	var list []transcript.Summary
 	for _, s := range all {
 		if (s.Messages > 0 || s.Damaged != "") && (o.All || s.StartedIn(sys.Workdir)) {
 			list = append(list, s)
@@ -40,10 +40,10 @@ func cmdSessions(o Options, sys IO) error {
 	}
 	switch {
 	case len(list) == 0 && o.All:
-		fmt.Fprintf(sys.Stderr, "no sessions in %s\n", session.Escape(paths.Pretty(dir)))
+		fmt.Fprintf(sys.Stderr, "no sessions in %s\n", transcript.Escape(paths.Pretty(dir)))
 		return nil
 	case len(list) == 0:
-		fmt.Fprintf(sys.Stderr, "no sessions started in %s (wisp sessions --all lists every folder's)\n", session.Escape(paths.Pretty(sys.Workdir)))
+		fmt.Fprintf(sys.Stderr, "no sessions started in %s (wisp sessions --all lists every folder's)\n", transcript.Escape(paths.Pretty(sys.Workdir)))
 		return nil
 	}
 	if err := sessionTable(sys.Stdout, list, o.All, paths); err != nil {
@@ -54,12 +54,12 @@ func cmdSessions(o Options, sys IO) error {
 	// is the table alone.
 	for _, s := range list {
 		if s.Damaged != "" {
-			fmt.Fprintf(sys.Stderr, "wisp: %s is damaged: %s: %s\n", s.ID, session.Escape(paths.Pretty(s.Path)), s.Damaged)
+			fmt.Fprintf(sys.Stderr, "wisp: %s is damaged: %s: %s\n", s.ID, transcript.Escape(paths.Pretty(s.Path)), s.Damaged)
 		}
 	}
 	resume := "wisp -r ID"
 	if o.SessionDir != "" {
-		resume += " --session-dir " + session.Escape(shellWord(o.SessionDir))
+		resume += " --session-dir " + transcript.Escape(shellWord(o.SessionDir))
 	}
 	if o.All {
 		fmt.Fprintf(sys.Stderr, "resume one with: %s (from its folder, or wisp -C FOLDER -r ID)\n", resume)
@@ -71,7 +71,7 @@ func cmdSessions(o Options, sys IO) error {
 
 // sessionTable writes one line per session, with a FOLDER column when
 // the sessions come from more than one folder.
-func sessionTable(w io.Writer, list []session.Summary, withFolder bool, paths config.Paths) error {
+func sessionTable(w io.Writer, list []transcript.Summary, withFolder bool, paths config.Paths) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	folderHead := ""
 	if withFolder {
@@ -86,9 +86,9 @@ func sessionTable(w io.Writer, list []session.Summary, withFolder bool, paths co
 				// Whole, never cut: it is what wisp -C takes.
 				folder = paths.Pretty(s.Cwd)
 			}
-			folder = session.Escape(folder) + "\t"
+			folder = transcript.Escape(folder) + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, state(s), folder, session.Escape(frontend.OneLine(s.FirstPrompt, 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, state(s), folder, transcript.Escape(frontend.OneLine(s.FirstPrompt, 60)))
 	}
 	return tw.Flush()
 }
@@ -96,16 +96,16 @@ func sessionTable(w io.Writer, list []session.Summary, withFolder bool, paths co
 // state is a session's STATE column: damaged (a malformed line; see
 // stderr), open (another wisp has it, with its pid), forked (from the
 // parent's id), or ok.
-func state(s session.Summary) string {
+func state(s transcript.Summary) string {
 	var parts []string
 	if s.Damaged != "" {
 		parts = append(parts, "damaged")
 	}
-	if pid := session.Holder(s.Path); pid > 0 {
+	if pid := transcript.Holder(s.Path); pid > 0 {
 		parts = append(parts, fmt.Sprintf("open (pid %d)", pid))
 	}
 	if s.Parent != "" {
-		parts = append(parts, "fork of "+session.Escape(s.Parent))
+		parts = append(parts, "fork of "+transcript.Escape(s.Parent))
 	}
 	if len(parts) == 0 {
 		return "ok"

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/event"
-	"github.com/wisp-agent/wisp/internal/session"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // How a run ends on a signal. SIGINT (Ctrl-C), SIGTERM and SIGHUP (the
@@ -159,7 +159,7 @@ func (rt *runtime) writeClosing() {
 		return
 	}
 	e := event.Event{Type: event.SessionEnd, Time: time.Now().UTC(), Session: rt.session.ID(), Reason: rt.closeNote}
-	if _, err := rt.session.Append(session.Record{Type: session.TypeEvent, Event: &e}); err != nil && !errors.Is(err, os.ErrClosed) {
+	if _, err := rt.session.Append(transcript.Record{Type: transcript.TypeEvent, Event: &e}); err != nil && !errors.Is(err, os.ErrClosed) {
 		rt.transcriptFailed(err)
 	}
 }

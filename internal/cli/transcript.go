@@ -8,7 +8,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
-	"github.com/wisp-agent/wisp/internal/session"
+	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
 // openSession starts, resumes or forks the transcript and returns the
@@ -28,9 +28,9 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	header := session.Header{Cwd: sys.Workdir, Provider: rt.choice.Name, Model: rt.choice.Model}
+	header := transcript.Header{Cwd: sys.Workdir, Provider: rt.choice.Name, Model: rt.choice.Model}
 	if path == "" {
-		w, err := session.Create(dir, header)
+		w, err := transcript.Create(dir, header)
 		if err != nil {
 			return nil, sessionErr("create the session", err)
 		}
@@ -40,13 +40,13 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 	rt.endBurst = gcBurst()
 	rt.closers = append(rt.closers, rt.endBurst)
 	if o.Fork {
-		t, err := session.Read(path)
+		t, err := transcript.Read(path)
 		if err != nil {
 			return nil, sessionErr("fork the session", err)
 		}
 		rt.warnDamage(t, "forking from")
-		kept, dropped := session.LastTurns(t.Branch(), o.KeepTurns)
-		w, err := session.ForkRecords(dir, t, header, kept)
+		kept, dropped := transcript.LastTurns(t.Branch(), o.KeepTurns)
+		w, err := transcript.ForkRecords(dir, t, header, kept)
 		if err != nil {
 			return nil, sessionErr("fork the session", err)
 		}
@@ -56,10 +56,10 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 		} else {
 			fmt.Fprintf(sys.Stderr, "wisp: forked session %s into %s\n", t.Header.ID, w.ID())
 		}
-		return session.Conversation(kept), nil
+		return transcript.Conversation(kept), nil
 	}
-	w, t, err := session.Open(path)
-	var busy *session.BusyError
+	w, t, err := transcript.Open(path)
+	var busy *transcript.BusyError
 	if errors.As(err, &busy) {
 		return nil, fmt.Errorf("%w; add --fork to branch it into a new session", err)
 	}
@@ -78,22 +78,22 @@ func (rt *runtime) findSession(o Options, sys IO, dir string) (string, error) {
 	case o.Continue && o.Resume != "":
 		return "", usagef("use --continue or --resume, not both")
 	case o.Resume != "":
-		path, err := session.Find(dir, o.Resume)
+		path, err := transcript.Find(dir, o.Resume)
 		if err != nil {
-			return "", usagef("--resume %s: %s", session.Escape(o.Resume), session.Escape(err.Error()))
+			return "", usagef("--resume %s: %s", transcript.Escape(o.Resume), transcript.Escape(err.Error()))
 		}
 		return path, nil
 	case o.Continue:
-		path, err := session.Latest(dir, sys.Workdir)
-		var damaged *session.DamagedError
+		path, err := transcript.Latest(dir, sys.Workdir)
+		var damaged *transcript.DamagedError
 		switch {
 		case errors.As(err, &damaged):
 			return "", fmt.Errorf("--continue: %v; start without --continue, or resume another session with --resume (wisp sessions lists them)", err)
-		case errors.Is(err, session.ErrNotFound):
+		case errors.Is(err, transcript.ErrNotFound):
 			if o.Fork {
-				return "", usagef("--fork: no earlier session in %s to fork", session.Escape(sys.Workdir))
+				return "", usagef("--fork: no earlier session in %s to fork", transcript.Escape(sys.Workdir))
 			}
-			fmt.Fprintf(sys.Stderr, "wisp: no earlier session in %s; starting a new one\n", session.Escape(sys.Workdir))
+			fmt.Fprintf(sys.Stderr, "wisp: no earlier session in %s; starting a new one\n", transcript.Escape(sys.Workdir))
 			return "", nil
 		case err != nil:
 			return "", sessionErr("--continue", err)
@@ -108,7 +108,7 @@ func (rt *runtime) findSession(o Options, sys IO, dir string) (string, error) {
 // sessionErr words a failure to open a transcript with control bytes
 // escaped: paths and decoder messages can carry bytes from the files.
 func sessionErr(what string, err error) error {
-	return errors.New(what + ": " + session.Escape(err.Error()))
+	return errors.New(what + ": " + transcript.Escape(err.Error()))
 }
 
 // maxDamageWarnings bounds the lines named when a file has many bad ones.
@@ -116,7 +116,7 @@ const maxDamageWarnings = 3
 
 // warnDamage names the malformed lines no earlier run has handled, and
 // says where the conversation goes on.
-func (rt *runtime) warnDamage(t *session.Transcript, doing string) {
+func (rt *runtime) warnDamage(t *transcript.Transcript, doing string) {
 	un := t.Unhandled()
 	if len(un) == 0 {
 		return
@@ -132,10 +132,10 @@ func (rt *runtime) warnDamage(t *session.Transcript, doing string) {
 	if t.Leaf >= 0 {
 		where = fmt.Sprintf("the last good record before line %d", un[0].Line)
 	}
-	fmt.Fprintf(rt.sys.Stderr, "wisp: warning: %s %s; the damaged part stays in %s, nothing is deleted\n", doing, where, session.Escape(t.Path))
+	fmt.Fprintf(rt.sys.Stderr, "wisp: warning: %s %s; the damaged part stays in %s, nothing is deleted\n", doing, where, transcript.Escape(t.Path))
 }
 
-// record keeps what a transcript needs (session.Writer.Record decides).
+// record keeps what a transcript needs (transcript.Writer.Record decides).
 // The first failed write is reported once: nothing more is written (a
 // transcript with a hole would resume as a different conversation), the
 // gate refuses command and mutating tools for the rest of the run, and
@@ -167,9 +167,9 @@ func (rt *runtime) failTranscript(err error) {
 		return
 	}
 	rt.transcriptErr = err
-	fmt.Fprintf(rt.sys.Stderr, "wisp: warning: the session transcript cannot be written (%s); command and mutating tools are refused from now on, and wisp ends after this turn with exit code 1\n", session.Escape(err.Error()))
+	fmt.Fprintf(rt.sys.Stderr, "wisp: warning: the session transcript cannot be written (%s); command and mutating tools are refused from now on, and wisp ends after this turn with exit code 1\n", transcript.Escape(err.Error()))
 	if rt.gate != nil {
-		rt.gate.FailClosed("transcript unavailable: " + session.Escape(err.Error()))
+		rt.gate.FailClosed("transcript unavailable: " + transcript.Escape(err.Error()))
 	}
 }
 

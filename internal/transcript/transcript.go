@@ -1,4 +1,4 @@
-// Package session holds wisp's durable transcripts: one JSON Lines file per
+// Package transcript holds wisp's durable transcripts: one JSON Lines file per
 // session, a header record first, then the conversation's messages and the
 // events worth keeping, each linked to its parent so a session can branch.
 //
@@ -19,7 +19,7 @@
 // This package only stores and reads transcripts. It never talks to a
 // provider, never renders anything and never decides where the session
 // folder is: the caller passes it in.
-package session
+package transcript
 
 import (
 	"errors"
