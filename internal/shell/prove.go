@@ -77,8 +77,8 @@ func (c *classifier) gitUntrusted(f *frame, words []string) string {
 		return "git in another folder obeys the configuration of the repository it finds there"
 	}
 	for _, w := range words[1:] {
-		if strings.Contains(w, "%G") {
-			return "a %G format runs the signature program (gpg.program)"
+		if strings.Contains(w, "%G") || strings.Contains(w, "%(signature") {
+			return "a signature format (%G, %(signature)) runs the signature program (gpg.program)"
 		}
 	}
 	return ""

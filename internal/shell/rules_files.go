@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -512,9 +513,11 @@ func ruleHostname(k *cmd) {
 func ruleCd(k *cmd) {
 	k.r.noScan = true
 	var target *arg
+	physical := false
 	for i := range k.args {
 		a := k.args[i]
 		if a.known && len(a.val) > 1 && a.val[0] == '-' && a.val != "--" {
+			physical = physical || strings.Contains(a.val, "P")
 			continue
 		}
 		if a.known && a.val == "--" {
@@ -535,6 +538,10 @@ func ruleCd(k *cmd) {
 		f.cwd = ""
 	case f.cdpath && target.known && cdpathApplies(target.val):
 		// cd looks the name up in CDPATH first: it may land anywhere.
+		f.cwd = ""
+	case physical && (!target.known || slices.Contains(strings.Split(target.val, "/"), "..")):
+		// cd -P resolves links before "..": link/.. is where the link
+		// leads, not where its name is.
 		f.cwd = ""
 	default:
 		if p, ok := k.c.resolve(f, *target); ok {
