@@ -64,6 +64,8 @@ var guardCases = []guardCase{
 	{name: "existing submodule", setup: subRepo + ` && git add sub 2>/dev/null`, plant: `git -C sub config core.fsmonitor "$EVIL"`, use: []string{"git status"}},
 	{name: "submodule of a submodule", setup: subRepo + ` && ` + nestedRepo + ` && git add sub 2>/dev/null`,
 		plant: `git -C sub/inner config core.fsmonitor "$EVIL"`, use: []string{"git status"}},
+	{name: "gitlink kept in a split index's shared file", plant: subRepo + ` && git -C sub config core.fsmonitor "$EVIL" && git add sub 2>/dev/null && git -c splitIndex.maxPercentChange=0 update-index --split-index && test -n "$(ls .git/sharedindex.*)"`, use: []string{"git status"}},
+	{name: "submodules nested five deep", plant: `git init -q a/b/c/d/e && git -C a/b/c/d/e commit -q --allow-empty -m e && git -C a/b/c/d/e config core.fsmonitor "$EVIL" && for p in a/b/c/d:e a/b/c:d a/b:c a:b; do git -C ${p%%:*} init -q && git -C ${p%%:*} add ${p##*:} 2>/dev/null && git -C ${p%%:*} commit -q -m x || exit 1; done && git add a 2>/dev/null`, use: []string{"git status"}},
 	{name: "submodule with a gitfile", plant: `git init -q --separate-git-dir "$T/subgit" sub && git -C sub commit -q --allow-empty -m s && git -C sub config core.fsmonitor "$EVIL" && git add sub 2>/dev/null`, use: []string{"git status"}},
 
 	// Each key that runs a program.

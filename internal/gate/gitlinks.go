@@ -25,8 +25,8 @@ const (
 	indexMax = 64 << 20
 	// submoduleMax bounds the submodule repositories guarded, nested
 	// ones included, and submoduleDepth how deep nesting is followed.
-	submoduleMax   = 256
-	submoduleDepth = 4
+	submoduleMax   = 4096
+	submoduleDepth = 16
 )
 
 // gitlinkCache keeps an index's gitlinks while the file is unchanged, so
@@ -41,6 +41,7 @@ type gitlinkEntry struct {
 	size  int64
 	mtime time.Time
 	ino   uint64
+	ctime int64
 	links []string
 }
 
@@ -50,12 +51,13 @@ func (c *gitlinkCache) gitlinks(path string) []string {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > indexMax {
 		return nil
 	}
-	key := gitlinkEntry{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
+	key := gitlinkEntry{size: fi.Size(), mtime: fi.ModTime()}
+	key.ino, key.ctime = identity(fi)
 	if c != nil {
 		c.mu.Lock()
 		e, ok := c.entries[path]
 		c.mu.Unlock()
-		if ok && e.size == key.size && e.mtime.Equal(key.mtime) && e.ino == key.ino {
+		if ok && e.size == key.size && e.mtime.Equal(key.mtime) && e.ino == key.ino && e.ctime == key.ctime {
 			return e.links
 		}
 	}
@@ -98,7 +100,7 @@ func submoduleDirs(workdir string, dirs []string, cache *gitlinkCache) (found, p
 		var next []level
 		for _, l := range queue {
 			for _, d := range l.dirs {
-				for _, link := range cache.gitlinks(filepath.Join(d, "index")) {
+				for _, link := range indexGitlinks(d, cache) {
 					tree := filepath.Join(l.top, filepath.FromSlash(link))
 					if !insideDir(tree, workdir) || len(found)+len(pointers) >= submoduleMax {
 						continue
@@ -125,6 +127,23 @@ func submoduleDirs(workdir string, dirs []string, cache *gitlinkCache) (found, p
 		queue = next
 	}
 	return found, pointers
+}
+
+// indexGitlinks returns the gitlinks of a git folder's index, and of
+// its shared index files too: with a split index (git update-index
+// --split-index) most entries, gitlinks among them, live in
+// sharedindex.<hash>, and index holds only the changes.
+func indexGitlinks(gitDir string, cache *gitlinkCache) []string {
+	links := slices.Clone(cache.gitlinks(filepath.Join(gitDir, "index")))
+	shared, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*"))
+	for _, p := range shared {
+		for _, l := range cache.gitlinks(p) {
+			if !slices.Contains(links, l) {
+				links = append(links, l)
+			}
+		}
+	}
+	return links
 }
 
 func insideDir(path, dir string) bool {

@@ -4,4 +4,4 @@ package gate
 
 import "io/fs"
 
-func inode(fs.FileInfo) uint64 { return 0 }
+func identity(fs.FileInfo) (uint64, int64) { return 0, 0 }

@@ -7,11 +7,12 @@ import (
 	"syscall"
 )
 
-// inode tells a file replaced by rename from the one it replaced when
-// both have the same size and time.
-func inode(fi fs.FileInfo) uint64 {
+// identity tells a file replaced by rename from the one it replaced
+// (the inode), and one rewritten with its size and modification time put
+// back (the change time, which no call can set).
+func identity(fi fs.FileInfo) (ino uint64, ctime int64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
+		return uint64(st.Ino), st.Ctim.Nano()
 	}
-	return 0
+	return 0, 0
 }

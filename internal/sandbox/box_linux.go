@@ -113,8 +113,13 @@ func enter(cfg Config) (*box, error) {
 // /proc that shows only the command's own processes.
 func (b *box) namespaces() error {
 	flags := unix.CLONE_NEWNS | unix.CLONE_NEWPID
+	var plan wsPlan
 	if b.cfg.AutoRun {
 		flags |= unix.CLONE_NEWNET
+		var err error
+		if plan, err = planWorkspace(b.cfg); err != nil {
+			return err
+		}
 	}
 	if err := unix.Unshare(flags); err != nil {
 		return fmt.Errorf("create namespaces: %w", err)
@@ -131,7 +136,7 @@ func (b *box) namespaces() error {
 		if err := hideSecrets(b.cfg); err != nil {
 			return err
 		}
-		if err := hideWorkspaceSecrets(b.cfg); err != nil {
+		if err := plan.apply(); err != nil {
 			return err
 		}
 	}

@@ -3,71 +3,217 @@
 package sandbox
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
-)
 
-// gitConfigMax bounds a configuration file copied for an auto-run
-// command; a larger one is hidden whole.
-const gitConfigMax = 1 << 20
+	"github.com/wisp-agent/wisp/internal/gitconfig"
+)
 
 // gitKeepSections are the sections of a repository's configuration an
 // auto-run command sees: what git needs to read the repository (its
 // format, its branches' names). Remotes, submodules, credential and http
 // settings are left out: their URLs and headers hold tokens
 // (https://user:TOKEN@host), and a line rated read-only could print them
-// (git remote -v, grep -r url .git).
-var gitKeepSections = map[string]bool{
-	"core": true, "extensions": true, "branch": true, "index": true, "feature": true, "pack": true,
+// (git remote -v, grep -r url .git). Keys that make git run a program
+// are left out of these too.
+var gitKeepSections = []string{"core", "extensions", "branch", "index", "feature", "pack"}
+
+// Bounds of the search for configuration files in a git folder's
+// modules/ (submodule names may hold slashes, and submodules nest).
+const (
+	gitModulesDepth   = 16
+	gitModulesEntries = 20000
+)
+
+// gitCover is one configuration file and what covers it: data (empty:
+// /dev/null) and the files it includes, which read empty.
+type gitCover struct {
+	path     string
+	data     []byte
+	includes []string
 }
 
-// hideGitConfig covers each configuration file of the workspace's
-// repository (its own, its worktrees' and its submodules') with a copy
-// that keeps only gitKeepSections, written to the command's temporary
-// folder; with no such folder, or a file too large, with /dev/null.
-func hideGitConfig(root, tempDir string) error {
-	for i, p := range gitConfigFiles(root) {
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
+// planGitConfig reads each configuration file of the repositories an
+// auto-run command can reach (gitDirs: the workspace's, the one it lies
+// in, nested clones; with their worktrees' and submodules' folders) with
+// git itself, and keeps only gitKeepSections for the copy that will
+// cover it. Without git to read the files, each is covered with
+// /dev/null.
+func planGitConfig(gitDirs []string, workdir string) []gitCover {
+	git, _ := gitconfig.FindGit(workdir)
+	var covers []gitCover
+	for _, p := range gitConfigFiles(gitDirs) {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || slices.ContainsFunc(covers, func(c gitCover) bool { return c.path == p }) {
 			continue
 		}
-		src := os.DevNull
-		if data, err := os.ReadFile(p); err == nil && tempDir != "" && len(data) <= gitConfigMax {
-			copyPath := filepath.Join(tempDir, fmt.Sprintf(".wisp-gitconfig-%d", i))
-			if err := os.WriteFile(copyPath, keepGitSections(data), 0o600); err == nil {
-				src = copyPath
+		c := gitCover{path: p}
+		if git != "" {
+			if entries, err := gitconfig.List(context.Background(), git, p); err == nil {
+				c.data = keptConfig(entries)
+				for _, e := range entries {
+					if e.Origin != "" && e.Origin != p && !slices.Contains(c.includes, e.Origin) {
+						c.includes = append(c.includes, e.Origin)
+					}
+				}
 			}
 		}
-		if err := unix.Mount(src, p, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("hide %s: %w", p, err)
+		covers = append(covers, c)
+	}
+	return covers
+}
+
+// applyGitConfig covers each file with its copy. The copies are written
+// to a tmpfs mounted for the moment over an existing folder of this
+// mount namespace and detached once bound, never to a folder a command
+// can write (a link planted there would turn writing a copy into a write
+// elsewhere). Each target is opened first and bound through its
+// descriptor, since the tmpfs may cover the folder it lies in.
+func applyGitConfig(covers []gitCover) error {
+	var targets []int
+	defer func() {
+		for _, fd := range targets {
+			unix.Close(fd)
+		}
+	}()
+	for _, c := range covers {
+		fd, err := unix.Open(c.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("hide %s: %w", c.path, err)
+		}
+		targets = append(targets, fd)
+	}
+	if err := bindCopies(covers, targets); err != nil {
+		return err
+	}
+	var hidden []string
+	for _, c := range covers {
+		for _, inc := range c.includes {
+			if fi, err := os.Stat(inc); err == nil && fi.Mode().IsRegular() && !slices.Contains(hidden, inc) {
+				if err := hide(inc, false); err != nil {
+					return fmt.Errorf("hide %s: %w", inc, err)
+				}
+				hidden = append(hidden, inc)
+			}
 		}
 	}
 	return nil
 }
 
-// gitConfigFiles lists the configuration files git reads for the
-// repository in root: .git as a folder or a gitfile, its common folder,
-// and the worktrees' and submodules' folders beneath them.
-func gitConfigFiles(root string) []string {
-	dot := filepath.Join(root, ".git")
-	dir := dot
-	if data, err := os.ReadFile(dot); err == nil {
-		line, _, _ := strings.Cut(string(data), "\n")
-		d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-		if !ok {
-			return nil
-		}
-		dir = strings.TrimSpace(d)
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(root, dir)
+// bindCopies writes each cover's copy on a scratch tmpfs and binds it
+// over its target (/dev/null for an empty copy).
+func bindCopies(covers []gitCover, targets []int) error {
+	if len(covers) == 0 {
+		return nil
+	}
+	scratch := ""
+	for _, d := range []string{"/tmp", "/var/tmp", "/mnt", "/media"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			if unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4m,mode=0700") == nil {
+				scratch = d
+				break
+			}
 		}
 	}
+	if scratch != "" {
+		defer unix.Unmount(scratch, unix.MNT_DETACH)
+	}
+	for i, c := range covers {
+		src := os.DevNull
+		if len(c.data) > 0 && scratch != "" {
+			src = filepath.Join(scratch, fmt.Sprintf("config-%d", i))
+			if err := os.WriteFile(src, c.data, 0o444); err != nil {
+				return fmt.Errorf("hide %s: %w", c.path, err)
+			}
+		}
+		if err := unix.Mount(src, fmt.Sprintf("/proc/self/fd/%d", targets[i]), "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("hide %s: %w", c.path, err)
+		}
+	}
+	return nil
+}
+
+// keptConfig writes the entries of gitKeepSections that run no program
+// back in git's syntax, every value quoted.
+func keptConfig(entries []gitconfig.Entry) []byte {
+	var b strings.Builder
+	header := ""
+	for _, e := range entries {
+		section, sub, name := gitconfig.Split(e.Key)
+		if !slices.Contains(gitKeepSections, section) || gitconfig.RunsProgram(e.Key) || name == "" {
+			continue
+		}
+		h := "[" + section + "]"
+		if sub != "" {
+			h = "[" + section + " " + quoteConfig(sub) + "]"
+		}
+		if h != header {
+			b.WriteString(h + "\n")
+			header = h
+		}
+		if e.NoValue {
+			b.WriteString("\t" + name + "\n")
+			continue
+		}
+		b.WriteString("\t" + name + " = " + quoteConfig(e.Value) + "\n")
+	}
+	return []byte(b.String())
+}
+
+func quoteConfig(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// repoGitDirs lists the git folders of the repository workdir lies in:
+// its own .git (folder or gitfile) or the nearest one above it, as git
+// finds it, and that folder's common folder.
+func repoGitDirs(workdir string) []string {
+	for dir := workdir; ; dir = filepath.Dir(dir) {
+		if d := gitDirOf(dir); d != "" {
+			return withCommon(d)
+		}
+		if dir == "/" || dir == "." {
+			return nil
+		}
+	}
+}
+
+// gitDirOf is the git folder dir/.git names: the folder itself, or the
+// one a gitfile points at; "" when there is none.
+func gitDirOf(dir string) string {
+	dot := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dot)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return dot
+	}
+	data, err := os.ReadFile(dot)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	d = strings.TrimSpace(d)
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(dir, d)
+	}
+	return d
+}
+
+func withCommon(dir string) []string {
 	dirs := []string{dir}
 	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
 		common := strings.TrimSpace(string(c))
@@ -76,59 +222,37 @@ func gitConfigFiles(root string) []string {
 		}
 		dirs = append(dirs, common)
 	}
+	return dirs
+}
+
+// gitConfigFiles lists the configuration files git reads for the given
+// git folders: each one's config and config.worktree, its linked
+// worktrees', and every config file beneath modules/ (submodules, their
+// names with slashes, and theirs in turn).
+func gitConfigFiles(dirs []string) []string {
 	var files []string
 	for _, d := range dirs {
 		files = append(files, filepath.Join(d, "config"), filepath.Join(d, "config.worktree"))
-		for _, pattern := range []string{"worktrees/*/config.worktree", "modules/*/config", "modules/*/*/config", "modules/*/*/*/config"} {
-			m, _ := filepath.Glob(filepath.Join(d, pattern))
-			files = append(files, m...)
-		}
+		m, _ := filepath.Glob(filepath.Join(d, "worktrees", "*", "config.worktree"))
+		files = append(files, m...)
+		modules := filepath.Join(d, "modules")
+		seen := 0
+		_ = filepath.WalkDir(modules, func(p string, e fs.DirEntry, err error) error {
+			seen++
+			switch {
+			case err != nil:
+				return nil
+			case seen > gitModulesEntries:
+				return filepath.SkipAll
+			case e.IsDir() && strings.Count(p[len(modules):], "/") > gitModulesDepth:
+				return filepath.SkipDir
+			case e.IsDir() && (e.Name() == "objects" || e.Name() == "refs" || e.Name() == "logs"):
+				return filepath.SkipDir
+			case !e.IsDir() && (e.Name() == "config" || e.Name() == "config.worktree"):
+				files = append(files, p)
+			}
+			return nil
+		})
 	}
 	return files
-}
-
-// gitProgramKeys are the keys of the kept sections that make git run a
-// program; an auto-run command's git runs none of them.
-var gitProgramKeys = map[string]bool{
-	"fsmonitor": true, "hookspath": true, "pager": true, "editor": true,
-	"sshcommand": true, "askpass": true, "gitproxy": true,
-}
-
-// runsProgram reports whether a configuration line sets one of
-// gitProgramKeys (a section header line may carry the setting).
-func runsProgram(line string) bool {
-	if strings.HasPrefix(line, "[") {
-		_, line, _ = strings.Cut(line, "]")
-	}
-	key, _, _ := strings.Cut(line, "=")
-	return gitProgramKeys[strings.ToLower(strings.TrimSpace(key))]
-}
-
-// keepGitSections returns the lines of a configuration file that lie in
-// gitKeepSections, less those that set gitProgramKeys. A section header may carry a setting on its own line
-// ([core] bare = false); a value continued onto the next line stays with
-// its section.
-func keepGitSections(data []byte) []byte {
-	var out bytes.Buffer
-	keep := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), gitConfigMax)
-	continued := false
-	for sc.Scan() {
-		line := sc.Text()
-		trimmed := strings.TrimLeft(line, " \t\ufeff")
-		if !continued && strings.HasPrefix(trimmed, "[") {
-			name := strings.ToLower(strings.TrimLeft(trimmed, "["))
-			if i := strings.IndexAny(name, " \t\".]"); i >= 0 {
-				name = name[:i]
-			}
-			keep = gitKeepSections[strings.TrimSpace(name)]
-		}
-		if keep && (continued || !runsProgram(trimmed)) {
-			out.WriteString(line)
-			out.WriteByte('\n')
-		}
-		continued = strings.HasSuffix(strings.TrimRight(line, "\r"), "\\")
-	}
-	return out.Bytes()
 }

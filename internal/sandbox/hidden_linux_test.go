@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wisp-agent/wisp/internal/gitconfig"
 )
 
 // TestAutoRunHidesWhatLiesAround checks what an auto-run command cannot
@@ -75,18 +77,90 @@ func TestAutoRunHidesWhatLiesAround(t *testing.T) {
 	})
 }
 
-func TestKeepGitSections(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"[core]\n\tbare = false\n[remote \"o\"]\n\turl = https://u:T@h/r\n[branch \"main\"]\n\tremote = o\n", "[core]\n\tbare = false\n[branch \"main\"]\n\tremote = o\n"},
-		{"[remote \"o\"] url = https://u:T@h/r\n[core] bare = false\n", "[core] bare = false\n"},
-		{"[Remote.o]\n url = T\n[CORE]\n x = 1\n", "[CORE]\n x = 1\n"},
-		{"[http]\n\textraHeader = Authorization: T\n", ""},
-		{"[core]\n\tx = a\\\n[remote]\n[credential]\n\thelper = T\n", "[core]\n\tx = a\\\n[remote]\n"},
-		{"\ufeff[core]\n\tx = 1\n[submodule \"s\"]\n\turl = T\n", "\ufeff[core]\n\tx = 1\n"},
-		{"[core]\n\tFSMonitor = ./x\n\tbare = false\n\thooksPath=h\n[core] pager = less\n", "[core]\n\tbare = false\n"},
-	} {
-		if got := string(keepGitSections([]byte(tc.in))); got != tc.want {
-			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
+func TestKeptConfig(t *testing.T) {
+	entries := []gitconfig.Entry{
+		{Key: "core.bare", Value: "false"},
+		{Key: "core.fsmonitor", Value: "./x"},
+		{Key: "core.excludesfile", Value: `C:\dir\`},
+		{Key: "remote.origin.url", Value: "https://u:TOKEN@h/r"},
+		{Key: "branch.we\"ird.remote", Value: "origin"},
+		{Key: "http.extraheader", Value: "Authorization: TOKEN"},
+		{Key: "extensions.worktreeconfig", NoValue: true},
+	}
+	want := "[core]\n\tbare = \"false\"\n\texcludesfile = \"C:\\\\dir\\\\\"\n[branch \"we\\\"ird\"]\n\tremote = \"origin\"\n[extensions]\n\tworktreeconfig\n"
+	if got := string(keptConfig(entries)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAutoRunGitConfigs covers the configuration files git reads beyond
+// the workspace's .git/config: files it includes, submodules nested
+// under modules/, a nested clone, and the repository the workspace lies
+// in. The repository is made under /dev/shm, which the auto-run profile
+// does not cover, so that only the config copy can keep the token out.
+func TestAutoRunGitConfigs(t *testing.T) {
+	w := autoRunWorld(t)
+	git, err := exec.LookPath("git")
+	needFeature(t, err == nil, "git is needed")
+	base, err := os.MkdirTemp("/dev/shm", "wisp-test-")
+	needFeature(t, err == nil, "/dev/shm is needed for a repository outside the covered folders")
+	t.Cleanup(func() { os.RemoveAll(base) })
+	const token = "ghp_WISPNESTEDTOKEN"
+	repo := filepath.Join(base, "repo")
+	gitIn := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
 		}
 	}
+	sub := filepath.Join(repo, "sub")
+	if err := os.MkdirAll(filepath.Join(sub, "tools", "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(repo, "init", "-q")
+	gitIn(repo, "config", "core.excludesFile", `C:\dir\`)
+	gitIn(repo, "remote", "add", "origin", "https://u:"+token+"@example.com/r.git")
+	gitIn(repo, "commit", "-q", "--allow-empty", "-m", "first")
+	writeFile(t, filepath.Join(repo, ".git", "extra.inc"), "[remote \"inc\"]\n\turl = https://u:"+token+"@example.com/i.git\n")
+	gitIn(repo, "config", "include.path", "extra.inc")
+	deep := filepath.Join(repo, ".git", "modules", "a", "modules", "b", "modules", "vendor", "x")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(deep, "config"), "[remote \"o\"]\n\turl = https://u:"+token+"@example.com/d.git\n")
+	gitIn(filepath.Join(sub, "tools", "lib"), "init", "-q")
+	gitIn(filepath.Join(sub, "tools", "lib"), "remote", "add", "o", "https://u:"+token+"@example.com/n.git")
+
+	cfg := w.cfg
+	cfg.Workdir = sub
+	cfg.AutoRun = true
+	approved := w.cfg
+	approved.Workdir = sub
+	env := "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null "
+	for _, tc := range []struct{ name, line string }{
+		{"the enclosing repository's remote", env + "git remote -v"},
+		{"a value ending in a backslash before the remote", "cat ../.git/config"},
+		{"an included file", "cat ../.git/extra.inc"},
+		{"a submodule nested three deep", "grep -r url ../.git/modules"},
+		{"a nested clone", "grep -r url tools"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := run(t, cfg, tc.line); strings.Contains(r.stdout+r.stderr, token) {
+				t.Errorf("an auto-run command read the token:\n%s%s", r.stdout, r.stderr)
+			}
+			if r := run(t, approved, tc.line); !strings.Contains(r.stdout, token) {
+				t.Errorf("control: an approved command did not read it (exit %d): %s%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+	t.Run("git reads what it needs", func(t *testing.T) {
+		r := run(t, cfg, env+"git log --oneline && git config --get core.excludesFile")
+		if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, `C:\dir\`) {
+			t.Errorf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+		}
+	})
 }

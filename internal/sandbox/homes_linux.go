@@ -103,13 +103,25 @@ func keptPaths(cfg Config) []string {
 	if wd, err := os.Getwd(); err == nil {
 		cand = append(cand, wd)
 	}
-	cand = append(cand, filepath.SplitList(os.Getenv("PATH"))...)
 	var out []string
 	for _, c := range cand {
 		if c == "" || !filepath.IsAbs(c) {
 			continue
 		}
 		if r, err := filepath.EvalSymlinks(c); err == nil {
+			out = append(out, r)
+		}
+	}
+	// A folder of PATH comes back where it lies inside a covered root,
+	// but never uncovers one: PATH=/:… or PATH=/home would otherwise
+	// leave every home folder in view.
+	roots := append(homeRoots(), sharedRoots()...)
+	for _, c := range filepath.SplitList(os.Getenv("PATH")) {
+		if c == "" || !filepath.IsAbs(c) {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(c)
+		if err == nil && !slices.ContainsFunc(roots, func(root string) bool { return within(root, r) }) {
 			out = append(out, r)
 		}
 	}

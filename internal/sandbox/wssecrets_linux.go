@@ -18,7 +18,7 @@ import (
 const (
 	wsWalkEntries = 50000
 	wsWalkDepth   = 24
-	wsHideMax     = 256
+	wsHideMax     = 4096
 )
 
 // wsSkip are folders the walk does not enter: package caches, which are
@@ -30,20 +30,31 @@ var wsSkip = map[string]bool{
 	".venv": true, "venv": true, "__pycache__": true,
 }
 
-// hideWorkspaceSecrets covers, for an auto-run command, the files in the
+// wsPlan is what an auto-run command's mount namespace hides of the
+// workspace: its protected files and its repositories' configuration.
+// It is made before the namespaces, because reading configuration runs
+// git, and a process started after the PID namespace is made would
+// become that namespace's init.
+type wsPlan struct {
+	files   []string
+	configs []gitCover
+}
+
+// planWorkspace finds, for an auto-run command, the files in the
 // workspace that the file tools refuse as protected (.env, private keys,
-// .npmrc and the like) with /dev/null: a recursive reader the classifier
-// rates safe (grep -r TOKEN .) would otherwise print them. The walk is
-// bounded (wsWalkEntries, wsWalkDepth); a protected file beyond it stays
-// readable, and more than wsHideMax of them is an error, so that such a
-// workspace gets its lines asked about rather than half hidden.
-func hideWorkspaceSecrets(cfg Config) error {
+// .npmrc and the like): a recursive reader the classifier rates safe
+// (grep -r TOKEN .) would otherwise print them; and the configuration of
+// the repositories the command can reach. The walk is bounded
+// (wsWalkEntries, wsWalkDepth); a protected file beyond it stays
+// readable, and more than wsHideMax of them is an error.
+func planWorkspace(cfg Config) (wsPlan, error) {
 	root, err := filepath.EvalSymlinks(cfg.Workdir)
 	if err != nil || cfg.Workdir == "" {
-		return nil // no workspace: nothing of it to hide
+		return wsPlan{}, nil // no workspace: nothing of it to hide
 	}
 	prot := workspace.NewProtection("", nil)
-	var found []string
+	var plan wsPlan
+	gitDirs := repoGitDirs(root)
 	seen := 0
 	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -52,6 +63,12 @@ func hideWorkspaceSecrets(cfg Config) error {
 		seen++
 		if seen > wsWalkEntries {
 			return filepath.SkipAll
+		}
+		if d.Name() == ".git" && p != filepath.Join(root, ".git") {
+			// A nested clone's configuration holds its remotes' URLs.
+			if g := gitDirOf(filepath.Dir(p)); g != "" {
+				gitDirs = append(gitDirs, withCommon(g)...)
+			}
 		}
 		if d.IsDir() {
 			if p != root && (wsSkip[d.Name()] || strings.Count(p[len(root):], "/") > wsWalkDepth) {
@@ -62,17 +79,24 @@ func hideWorkspaceSecrets(cfg Config) error {
 		// A protected name that is a link is hidden where it leads:
 		// .env -> ../shared.env reads that file.
 		if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && d.Name() != ".git" && prot.Match(p) {
-			found = append(found, p)
-			if len(found) > wsHideMax {
+			plan.files = append(plan.files, p)
+			if len(plan.files) > wsHideMax {
 				return errTooManySecrets
 			}
 		}
 		return nil
 	})
 	if walkErr != nil {
-		return fmt.Errorf("hide the workspace's protected files: %w", walkErr)
+		return wsPlan{}, fmt.Errorf("hide the workspace's protected files: %w", walkErr)
 	}
-	for _, p := range found {
+	plan.configs = planGitConfig(gitDirs, root)
+	return plan, nil
+}
+
+// apply hides what the plan names; it runs inside the new mount
+// namespace.
+func (plan wsPlan) apply() error {
+	for _, p := range plan.files {
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue // a link to nothing: nothing to read
@@ -82,11 +106,7 @@ func hideWorkspaceSecrets(cfg Config) error {
 			return fmt.Errorf("hide %s: %w", p, err)
 		}
 	}
-	tmp := cfg.TempDir
-	if tmp == "" {
-		tmp = os.Getenv("TMPDIR")
-	}
-	return hideGitConfig(root, tmp)
+	return applyGitConfig(plan.configs)
 }
 
-var errTooManySecrets = errors.New("more than 256 protected files in the workspace")
+var errTooManySecrets = errors.New("more than 4096 protected files in the workspace")
