@@ -164,3 +164,29 @@ func TestAutoRunGitConfigs(t *testing.T) {
 		}
 	})
 }
+
+// A link in the workspace to a folder outside it is read through by
+// grep -R: the protected files there are hidden too. The folder is made
+// under /dev/shm, which the auto-run profile does not cover.
+func TestAutoRunFollowsLinkedFolders(t *testing.T) {
+	w := autoRunWorld(t)
+	base, err := os.MkdirTemp("/dev/shm", "wisp-test-")
+	needFeature(t, err == nil, "/dev/shm is needed for a folder outside the covered ones")
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if err := os.MkdirAll(filepath.Join(base, "proj", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(base, "proj", "deep", ".env"), "K="+secretMark)
+	writeFile(t, filepath.Join(base, "proj", "notes.txt"), "plain")
+	if err := os.Symlink(filepath.Join(base, "proj"), filepath.Join(w.ws, "other")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := w.cfg
+	cfg.AutoRun = true
+	if r := run(t, cfg, "grep -R K= . ; cat other/notes.txt"); strings.Contains(r.stdout, secretMark) || !strings.Contains(r.stdout, "plain") {
+		t.Errorf("exit %d: %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, w.cfg, "grep -R K= ."); !strings.Contains(r.stdout, secretMark) {
+		t.Errorf("control: an approved command did not read it: %q %s", r.stdout, r.stderr)
+	}
+}

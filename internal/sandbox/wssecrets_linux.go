@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/workspace"
@@ -52,45 +53,107 @@ func planWorkspace(cfg Config) (wsPlan, error) {
 	if err != nil || cfg.Workdir == "" {
 		return wsPlan{}, nil // no workspace: nothing of it to hide
 	}
-	prot := workspace.NewProtection("", nil)
-	var plan wsPlan
-	gitDirs := repoGitDirs(root)
-	seen := 0
-	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	w := &wsWalk{prot: workspace.NewProtection("", nil), gitDirs: repoGitDirs(root), visited: []string{root}}
+	w.walk(root, nil)
+	// A link to a folder outside the workspace is read through by
+	// grep -R and the like: its protected files are hidden too, with
+	// the same budget.
+	for len(w.links) > 0 && w.err == nil && w.seen <= wsWalkEntries {
+		l := w.links[0]
+		w.links = w.links[1:]
+		w.walk(l.target, l.elems)
+	}
+	if w.err != nil {
+		return wsPlan{}, fmt.Errorf("hide the workspace's protected files: %w", w.err)
+	}
+	w.plan.configs = planGitConfig(w.gitDirs, root)
+	return w.plan, nil
+}
+
+// wsWalk is the walk planWorkspace makes.
+type wsWalk struct {
+	prot    *workspace.Protection
+	plan    wsPlan
+	gitDirs []string
+	seen    int
+	err     error
+	// visited are the folders walked from (resolved); links are linked
+	// folders still to walk, each with the path elements of its link.
+	visited []string
+	links   []wsLink
+}
+
+type wsLink struct {
+	target string
+	elems  []string
+}
+
+// walk records what is protected beneath base, whose entries' path
+// elements from the workspace start with prefix.
+func (w *wsWalk) walk(base string, prefix []string) {
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: the command cannot read it either
 		}
-		seen++
-		if seen > wsWalkEntries {
+		if w.seen++; w.seen > wsWalkEntries {
 			return filepath.SkipAll
 		}
-		if d.Name() == ".git" && p != filepath.Join(root, ".git") {
-			// A nested clone's configuration holds its remotes' URLs.
-			if g := gitDirOf(filepath.Dir(p)); g != "" {
-				gitDirs = append(gitDirs, withCommon(g)...)
-			}
-		}
-		if d.IsDir() {
-			if p != root && (wsSkip[d.Name()] || strings.Count(p[len(root):], "/") > wsWalkDepth) {
-				return filepath.SkipDir
-			}
+		if p == base {
 			return nil
 		}
-		// A protected name that is a link is hidden where it leads:
-		// .env -> ../shared.env reads that file.
-		if (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) && d.Name() != ".git" && prot.Match(p) {
-			plan.files = append(plan.files, p)
-			if len(plan.files) > wsHideMax {
-				return errTooManySecrets
+		if d.Name() == ".git" {
+			// A nested clone's configuration holds its remotes' URLs.
+			if g := gitDirOf(filepath.Dir(p)); g != "" {
+				w.gitDirs = append(w.gitDirs, withCommon(g)...)
 			}
 		}
-		return nil
+		elems := append(slices.Clip(prefix), strings.Split(strings.ToLower(p[len(base)+1:]), "/")...)
+		return w.visit(p, d, elems)
 	})
-	if walkErr != nil {
-		return wsPlan{}, fmt.Errorf("hide the workspace's protected files: %w", walkErr)
+	if err != nil && w.err == nil {
+		w.err = err
 	}
-	plan.configs = planGitConfig(gitDirs, root)
-	return plan, nil
+}
+
+func (w *wsWalk) visit(p string, d fs.DirEntry, elems []string) error {
+	protected := w.prot.MatchEntry(elems)
+	switch {
+	case d.IsDir() && (wsSkip[d.Name()] || len(elems) > wsWalkDepth):
+		return filepath.SkipDir
+	case d.IsDir() && !protected:
+		return nil
+	case d.Type()&fs.ModeSymlink != 0 && !protected:
+		w.follow(p, elems)
+		return nil
+	case d.Name() == ".git" || !protected:
+		return nil
+	}
+	// A protected folder is covered whole; a protected name that is a
+	// link is hidden where it leads (.env -> ../shared.env).
+	w.plan.files = append(w.plan.files, p)
+	if len(w.plan.files) > wsHideMax {
+		return errTooManySecrets
+	}
+	if d.IsDir() {
+		return filepath.SkipDir
+	}
+	return nil
+}
+
+// follow queues the folder a link leads to, once.
+func (w *wsWalk) follow(p string, elems []string) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil || len(elems) > wsWalkDepth {
+		return
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
+		return
+	}
+	if slices.ContainsFunc(w.visited, func(v string) bool { return within(target, v) }) {
+		return
+	}
+	w.visited = append(w.visited, target)
+	w.links = append(w.links, wsLink{target: target, elems: elems})
 }
 
 // apply hides what the plan names; it runs inside the new mount

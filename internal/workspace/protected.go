@@ -35,7 +35,7 @@ func DefaultProtected() []string {
 //   - an absolute pattern, or one starting with `~/`, matches that path
 //     and everything under it.
 type Protection struct {
-	names    []string // no slash
+	names    []namePat // no slash
 	suffixes [][]string
 	trees    []string // absolute, lower-cased, cleaned
 }
@@ -53,7 +53,7 @@ func NewProtection(home string, extra []string, trees ...string) *Protection {
 		case filepath.IsAbs(pat):
 			p.trees = append(p.trees, lowerClean(pat))
 		case !strings.Contains(pat, "/"):
-			p.names = append(p.names, strings.ToLower(pat))
+			p.names = append(p.names, compileName(strings.ToLower(pat)))
 		default:
 			p.suffixes = append(p.suffixes, strings.Split(strings.ToLower(strings.Trim(pat, "/")), "/"))
 		}
@@ -85,10 +85,8 @@ func (p *Protection) Match(abs string) bool {
 	}
 	elems := strings.Split(strings.TrimPrefix(filepath.ToSlash(low), "/"), "/")
 	for _, e := range elems {
-		for _, n := range p.names {
-			if ok, _ := path.Match(n, e); ok {
-				return true
-			}
+		if p.matchName(e) {
+			return true
 		}
 	}
 	for _, suf := range p.suffixes {
@@ -99,6 +97,70 @@ func (p *Protection) Match(abs string) bool {
 		}
 	}
 	return false
+}
+
+// MatchEntry is Match for a walk that has already matched the folders
+// above: elems are the lower-cased path elements from the walk's root
+// to the entry, and only patterns that end at the entry are tried. A
+// walk over a large workspace spends its time here, once per entry.
+func (p *Protection) MatchEntry(elems []string) bool {
+	if p == nil || len(elems) == 0 {
+		return false
+	}
+	if p.matchName(elems[len(elems)-1]) {
+		return true
+	}
+	for _, suf := range p.suffixes {
+		if len(suf) <= len(elems) && matchElems(suf, elems[len(elems)-len(suf):]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Protection) matchName(e string) bool {
+	for _, n := range p.names {
+		if n.match(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// namePat is a name pattern compiled to the cheapest test that decides
+// it as path.Match does: most are a plain name, "*SUFFIX" or "PREFIX*".
+type namePat struct{ exact, prefix, suffix, glob string }
+
+func compileName(n string) namePat {
+	const meta = "*?[\\"
+	switch {
+	case n == "*" || n == "":
+		return namePat{glob: n}
+	case !strings.ContainsAny(n, meta):
+		return namePat{exact: n}
+	case strings.HasPrefix(n, "*") && !strings.ContainsAny(n[1:], meta):
+		return namePat{suffix: n[1:]}
+	case strings.HasSuffix(n, "*") && !strings.ContainsAny(n[:len(n)-1], meta):
+		return namePat{prefix: n[:len(n)-1]}
+	}
+	return namePat{glob: n}
+}
+
+func (m namePat) match(e string) bool {
+	switch {
+	case m.glob != "" || strings.Contains(e, "/") && m.exact == "":
+		if m.glob == "" {
+			// A star does not match a slash (never in a path element).
+			return false
+		}
+		ok, _ := path.Match(m.glob, e)
+		return ok
+	case m.suffix != "":
+		return strings.HasSuffix(e, m.suffix)
+	case m.prefix != "":
+		return strings.HasPrefix(e, m.prefix)
+	}
+	return e == m.exact
 }
 
 // matchElems matches pattern elements against the whole of path
