@@ -153,6 +153,23 @@ type Gate struct {
 	// links keeps the gitlinks of the workspace's index files between
 	// commands (gitlinks.go).
 	links gitlinkCache
+	// tooLarge is why the workspace is beyond the auto-run profile's
+	// walk, found once (workspaceTooLarge).
+	tooLarge     string
+	tooLargeOnce sync.Once
+}
+
+// workspaceTooLarge says, once a session, why the auto-run profile
+// cannot hide this workspace's protected files ("" when it can). A
+// workspace that grows past the bounds later makes the profile itself
+// refuse to start.
+func (g *Gate) workspaceTooLarge() string {
+	g.tooLargeOnce.Do(func() {
+		if g.opts.Sandbox.Workdir != "" {
+			g.tooLarge = sandbox.WorkspaceTooLarge(g.opts.Sandbox.Workdir)
+		}
+	})
+	return g.tooLarge
 }
 
 // New builds a gate.
@@ -405,6 +422,8 @@ func (g *Gate) autoRunBlocked() string {
 			why = "the sandbox cannot build it here"
 		}
 		return "the auto-run sandbox is unavailable: " + why
+	case g.workspaceTooLarge() != "":
+		return "the auto-run sandbox cannot hide this workspace's protected files: " + g.workspaceTooLarge()
 	}
 	return ""
 }

@@ -37,3 +37,7 @@ func Main(args []string) int {
 	fmt.Fprintf(os.Stderr, "wisp sandbox: exec %s: %v\n", argv[0], err)
 	return ExitSetup
 }
+
+// WorkspaceTooLarge has nothing to say where there is no auto-run
+// profile at all.
+func WorkspaceTooLarge(string) string { return "" }

@@ -17,7 +17,7 @@ import (
 // Bounds of the walk that finds the workspace's own secrets: a command
 // starts after it, so it must stay short in a large repository.
 const (
-	wsWalkEntries = 50000
+	wsWalkEntries = 100000
 	wsWalkDepth   = 24
 	wsHideMax     = 4096
 )
@@ -63,11 +63,29 @@ func planWorkspace(cfg Config) (wsPlan, error) {
 		w.links = w.links[1:]
 		w.walk(l.target, l.elems)
 	}
+	if w.err == nil && w.seen > wsWalkEntries {
+		// What lies beyond the walk could be a protected file: fail
+		// closed (the gate asks instead, see WorkspaceTooLarge).
+		w.err = errTooLarge
+	}
 	if w.err != nil {
 		return wsPlan{}, fmt.Errorf("hide the workspace's protected files: %w", w.err)
 	}
 	w.plan.configs = planGitConfig(w.gitDirs, root)
 	return w.plan, nil
+}
+
+var errTooLarge = fmt.Errorf("more than %d entries to search for protected files", wsWalkEntries)
+
+// WorkspaceTooLarge says why the auto-run profile cannot be built for the
+// workspace workdir ("" when it can): its walk for protected files would
+// not end within its bounds, or finds more than can be hidden. The gate
+// asks about such a workspace's lines instead of running them unasked.
+func WorkspaceTooLarge(workdir string) string {
+	if _, err := planWorkspace(Config{Workdir: workdir}); errors.Is(err, errTooLarge) || errors.Is(err, errTooManySecrets) {
+		return err.Error()
+	}
+	return ""
 }
 
 // wsWalk is the walk planWorkspace makes.
