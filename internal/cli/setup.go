@@ -134,7 +134,7 @@ func buildGate(l *loaded, sys IO, temp runTemp) (*gateParts, error) {
 		ApprovalTimeout: f.ApprovalTimeout(),
 		Policy:          l.policy,
 		Classifier:      shell.NewCache(shell.DefaultCacheSize),
-		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.paths.UserHome, TempDir: tmp},
+		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.paths.UserHome, TempDir: first(temp.commands, tmp)},
 		Threshold:       threshold,
 		Approvals:       gp.store,
 		Sandbox:         sb,

@@ -157,6 +157,11 @@ func TestFamilySecrets(t *testing.T) {
 		{"nslookup", "nslookup x", Moderate, "network"},
 		{"ping", "ping -c1 x", Moderate, "network"},
 		{"system file stays safe", "cat /etc/os-release", Safe, "only reads"},
+		{"another project under /opt", "grep -r KEY /opt/proj", Moderate, "other projects"},
+		{"service data under /var", "cat /var/lib/app/db.conf", Moderate, "other projects"},
+		{"a shared temp folder", "cat /tmp/other/notes.txt", Moderate, "other projects"},
+		{"a runtime folder", "ls /run/app/state", Moderate, "other projects"},
+		{"site data", "cat /srv/www/index.html", Moderate, "other projects"},
 	})
 }
 
@@ -167,8 +172,11 @@ func TestWispHomeOption(t *testing.T) {
 	if v := ClassifyWith("cat /srv/wisp/audit.log", opts); v.Level != Dangerous {
 		t.Fatalf("reading WispHome: %s\n%s", v.Level, v.Text())
 	}
-	if v := ClassifyWith("cat /srv/other/x", opts); v.Level != Safe {
-		t.Fatalf("reading elsewhere: %s\n%s", v.Level, v.Text())
+	if v := ClassifyWith("cat /usr/share/other/x", opts); v.Level != Safe {
+		t.Fatalf("reading a system folder: %s\n%s", v.Level, v.Text())
+	}
+	if v := ClassifyWith("cat /srv/other/x", opts); v.Level != Moderate {
+		t.Fatalf("reading another project's folder: %s\n%s", v.Level, v.Text())
 	}
 }
 

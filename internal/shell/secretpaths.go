@@ -38,5 +38,19 @@ func (c *classifier) outsideHome(p string) string {
 			return "reads a folder that holds home folders: "
 		}
 	}
+	if c.opts.TempDir != "" && within(p, path.Clean(c.opts.TempDir)) {
+		return ""
+	}
+	for _, s := range sharedRoots {
+		if within(p, s) {
+			return "reads outside the workspace, where other projects' and other users' files lie: "
+		}
+	}
 	return ""
 }
+
+// sharedRoots are where other projects, other users' files, services'
+// data and credentials (Kerberos tickets, registry logins) lie outside
+// any home folder. Reading them asks, as reading a home folder does;
+// the system's own folders (/usr, /etc less its secrets) stay readable.
+var sharedRoots = []string{"/tmp", "/var", "/run", "/srv", "/mnt", "/media", "/opt", "/data"}
