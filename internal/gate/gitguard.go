@@ -154,7 +154,7 @@ func gitDirs(workdir string, dot fileState) []string {
 		return nil
 	}
 	dirs := []string{dir}
-	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+	if c, err := gitconfig.ReadRegular(filepath.Join(dir, "commondir"), 4096); err == nil {
 		common := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(dir, common)
@@ -231,7 +231,7 @@ func statPath(path string) fileState {
 		case fi.Mode()&fs.ModeSymlink != 0:
 			st.link, _ = os.Readlink(path)
 		case fi.Mode().IsRegular() && fi.Size() <= gitGuardMax:
-			if data, err := os.ReadFile(path); err == nil {
+			if data, err := gitconfig.ReadRegular(path, gitGuardMax); err == nil {
 				st.data, st.kept = data, true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wisp-agent/wisp/internal/gitconfig"
 	"github.com/wisp-agent/wisp/internal/gitindex"
 )
 
@@ -61,7 +62,7 @@ func (c *gitlinkCache) gitlinks(path string) []string {
 			return e.links
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := gitconfig.ReadRegular(path, indexMax)
 	if err != nil {
 		return nil
 	}

@@ -50,7 +50,9 @@ func planGitConfig(gitDirs []string, workdir string) []gitCover {
 	git, _ := gitconfig.FindGit(workdir)
 	var covers []gitCover
 	for _, p := range gitConfigFiles(gitDirs) {
-		fi, err := os.Lstat(p)
+		// A config that is a link (dotfile managers make them) is
+		// covered where it leads.
+		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() || slices.ContainsFunc(covers, func(c gitCover) bool { return c.path == p }) {
 			continue
 		}
@@ -61,6 +63,14 @@ func planGitConfig(gitDirs []string, workdir string) []gitCover {
 				for _, e := range entries {
 					if e.Origin != "" && e.Origin != p && !slices.Contains(c.includes, e.Origin) {
 						c.includes = append(c.includes, e.Origin)
+					}
+				}
+				// Conditional includes (includeIf "onbranch:…") are
+				// not followed when a file is read alone, but git
+				// reads them in the repository.
+				for _, inc := range gitconfig.Includes(entries, os.Getenv("HOME")) {
+					if !slices.Contains(c.includes, inc) {
+						c.includes = append(c.includes, inc)
 					}
 				}
 			}
@@ -197,7 +207,7 @@ func gitDirOf(dir string) string {
 	case fi.IsDir():
 		return dot
 	}
-	data, err := os.ReadFile(dot)
+	data, err := gitconfig.ReadRegular(dot, 4096)
 	if err != nil {
 		return ""
 	}
@@ -215,7 +225,7 @@ func gitDirOf(dir string) string {
 
 func withCommon(dir string) []string {
 	dirs := []string{dir}
-	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+	if c, err := gitconfig.ReadRegular(filepath.Join(dir, "commondir"), 4096); err == nil {
 		common := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(dir, common)

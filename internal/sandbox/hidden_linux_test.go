@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wisp-agent/wisp/internal/gitconfig"
 )
@@ -135,6 +137,24 @@ func TestAutoRunGitConfigs(t *testing.T) {
 	gitIn(filepath.Join(sub, "tools", "lib"), "init", "-q")
 	gitIn(filepath.Join(sub, "tools", "lib"), "remote", "add", "o", "https://u:"+token+"@example.com/n.git")
 
+	writeFile(t, filepath.Join(repo, ".git", "onbranch.inc"), "[remote \"cond\"]\n\turl = https://u:"+token+"@example.com/c.git\n")
+	gitIn(repo, "config", "includeIf.onbranch:master.path", "onbranch.inc")
+	gitIn(repo, "config", "includeIf.onbranch:main.path", "onbranch.inc")
+	gitIn(repo, "pull", "-q", "--no-rebase", "file://"+repo, "HEAD")
+	gitIn(repo, "update-ref", "-m", "pull https://u:"+token+"@example.com/r.git", "refs/heads/x", "HEAD")
+	linked := filepath.Join(base, "linked")
+	if err := os.MkdirAll(filepath.Join(linked, "ws"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(filepath.Join(linked, "ws"), "init", "-q")
+	gitIn(filepath.Join(linked, "ws"), "remote", "add", "o", "https://u:"+token+"@example.com/l.git")
+	if err := os.Rename(filepath.Join(linked, "ws", ".git", "config"), filepath.Join(linked, "dotconfig")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(linked, "dotconfig"), filepath.Join(linked, "ws", ".git", "config")); err != nil {
+		t.Fatal(err)
+	}
+
 	cfg := w.cfg
 	cfg.Workdir = sub
 	cfg.AutoRun = true
@@ -147,6 +167,8 @@ func TestAutoRunGitConfigs(t *testing.T) {
 		{"an included file", "cat ../.git/extra.inc"},
 		{"a submodule nested three deep", "grep -r url ../.git/modules"},
 		{"a nested clone", "grep -r url tools"},
+		{"a conditional include", "cat ../.git/onbranch.inc"},
+		{"a reflog message", "grep -r example.com ../.git/logs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := run(t, cfg, tc.line); strings.Contains(r.stdout+r.stderr, token) {
@@ -157,6 +179,16 @@ func TestAutoRunGitConfigs(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a config that is a link", func(t *testing.T) {
+		lcfg, lapproved := cfg, approved
+		lcfg.Workdir, lapproved.Workdir = filepath.Join(linked, "ws"), filepath.Join(linked, "ws")
+		if r := run(t, lcfg, env+"git remote -v"); strings.Contains(r.stdout+r.stderr, token) {
+			t.Errorf("an auto-run command read the token:\n%s%s", r.stdout, r.stderr)
+		}
+		if r := run(t, lapproved, env+"git remote -v"); !strings.Contains(r.stdout, token) {
+			t.Errorf("control: an approved command did not read it (exit %d): %s%s", r.code, r.stdout, r.stderr)
+		}
+	})
 	t.Run("git reads what it needs", func(t *testing.T) {
 		r := run(t, cfg, env+"git log --oneline && git config --get core.excludesFile")
 		if r.code != 0 || !strings.Contains(r.stdout, "first") || !strings.Contains(r.stdout, `C:\dir\`) {
@@ -188,5 +220,39 @@ func TestAutoRunFollowsLinkedFolders(t *testing.T) {
 	}
 	if r := run(t, w.cfg, "grep -R K= ."); !strings.Contains(r.stdout, secretMark) {
 		t.Errorf("control: an approved command did not read it: %q %s", r.stdout, r.stderr)
+	}
+}
+
+// A .git or commondir that is a FIFO, or a link to /dev/zero, must not
+// hang or exhaust the walk that plans an auto-run command.
+func TestPlanWorkspaceRefusesSpecialFiles(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"fifo", "zero", "common/.git"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "fifo", ".git"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(ws, "zero", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(ws, "common", ".git", "HEAD"), "ref: refs/heads/main\n")
+	if err := syscall.Mkfifo(filepath.Join(ws, "common", ".git", "commondir"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := planWorkspace(Config{Workdir: ws})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("planning the workspace hung on a FIFO")
 	}
 }

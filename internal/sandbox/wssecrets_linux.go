@@ -72,6 +72,13 @@ func planWorkspace(cfg Config) (wsPlan, error) {
 		return wsPlan{}, fmt.Errorf("hide the workspace's protected files: %w", w.err)
 	}
 	w.plan.configs = planGitConfig(w.gitDirs, root)
+	// Reflog messages keep the URLs given to git pull and fetch, tokens
+	// included.
+	for _, d := range w.gitDirs {
+		if fi, err := os.Lstat(filepath.Join(d, "logs")); err == nil && fi.IsDir() && !slices.Contains(w.plan.files, filepath.Join(d, "logs")) {
+			w.plan.files = append(w.plan.files, filepath.Join(d, "logs"))
+		}
+	}
 	return w.plan, nil
 }
 
