@@ -95,7 +95,7 @@ func snapshotGit(workdir string, links *gitlinkCache) *gitSnapshot {
 	dot := filepath.Join(workdir, ".git")
 	primary := gitDirs(workdir, statPath(dot))
 	subs, pointers := submoduleDirs(workdir, primary, links)
-	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, pointers)
+	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, append(pointers, discoveryPaths(workdir)...))
 	s.primary, s.links = primary, links
 	for root := range s.roots {
 		s.readEarly(root)
@@ -171,10 +171,15 @@ func gitDirs(workdir string, dot fileState) []string {
 func (s *gitSnapshot) collectDir(gitDir string) {
 	dirs := []string{gitDir}
 	for _, sub := range []string{"modules", "worktrees"} {
+		// The folders themselves are recorded too: one replaced by a
+		// link is put back before anything beneath it, so that no
+		// restore writes through the link into another repository.
+		s.record(filepath.Join(gitDir, sub))
 		entries, _ := os.ReadDir(filepath.Join(gitDir, sub))
 		for _, e := range entries {
-			if e.IsDir() {
-				dirs = append(dirs, filepath.Join(gitDir, sub, e.Name()))
+			p := filepath.Join(gitDir, sub, e.Name())
+			if st := s.record(p); st.mode.IsDir() {
+				dirs = append(dirs, p)
 			}
 		}
 	}
@@ -184,7 +189,7 @@ func (s *gitSnapshot) collectDir(gitDir string) {
 			s.roots[p] = true
 			s.record(p)
 		}
-		for _, name := range []string{"commondir", "gitdir", "info", filepath.Join("info", "attributes")} {
+		for _, name := range []string{"commondir", "gitdir", "info", filepath.Join("info", "attributes"), "HEAD"} {
 			s.record(filepath.Join(d, name))
 		}
 		s.addHookDir(filepath.Join(d, "hooks"))
@@ -309,7 +314,7 @@ func (s *gitSnapshot) restore(workdir string) []string {
 			dirs = append(slices.Clip(dirs), d)
 		}
 	}
-	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), pointers...))
+	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, discoveryPaths(workdir)...)...))
 	for p := range s.files {
 		after.record(p)
 	}
@@ -327,12 +332,27 @@ func (s *gitSnapshot) restore(workdir string) []string {
 		old, now := s.files[p], after.files[p]
 		// A folder that is still one, or a new one, is left: what it
 		// holds is compared path by path.
-		if old.same(now) || (now.mode.IsDir() && (old.mode.IsDir() || !old.exists)) {
+		newParentRepo := !old.exists && now.exists && filepath.Base(p) == ".git" && p != s.dotGit
+		if old.same(now) || (!newParentRepo && now.mode.IsDir() && (old.mode.IsDir() || !old.exists)) {
 			continue
 		}
 		// A configuration file that became a link (to a file a later
 		// command could change) is put back whatever it says now.
 		if (s.roots[p] || after.roots[p]) && now.mode.IsRegular() && s.sameProgramsAs(p, old) {
+			continue
+		}
+		// A HEAD that moved is ordinary work (checkout, commit); one
+		// git cannot read makes the folder no repository, and git
+		// then looks for one elsewhere (the workspace's top, a parent
+		// folder), whose configuration nothing guards.
+		switch {
+		case p == filepath.Join(workdir, "HEAD"):
+			// The workspace's top: a file of the project's own,
+			// unless it now makes the top a repository.
+			if !looksLikeRepo(workdir) {
+				continue
+			}
+		case filepath.Base(p) == "HEAD" && (validHead(now) || !validHead(old)):
 			continue
 		}
 		var msg string
@@ -458,4 +478,47 @@ func (s *gitSnapshot) show(path string) string {
 		return rel
 	}
 	return path
+}
+
+// validHead reports whether a HEAD file is one git reads: a symbolic ref
+// or an object name.
+func validHead(st fileState) bool {
+	if !st.exists || !st.mode.IsRegular() || !st.kept {
+		return false
+	}
+	h := strings.TrimSpace(string(st.data))
+	if ref, ok := strings.CutPrefix(h, "ref:"); ok {
+		return strings.HasPrefix(strings.TrimSpace(ref), "refs/")
+	}
+	if len(h) != 40 && len(h) != 64 {
+		return false
+	}
+	return strings.Trim(h, "0123456789abcdef") == ""
+}
+
+// discoveryPaths are where git looks for a repository when the
+// workspace's own .git is missing or unreadable: the workspace's top
+// read as a bare repository (its HEAD) and a .git in every folder above
+// it. A command that makes one makes git obey a configuration nothing
+// guards, so what it creates there is removed. (Parents are writable
+// only where the sandbox lets commands write: /tmp, build caches.)
+func discoveryPaths(workdir string) []string {
+	paths := []string{filepath.Join(workdir, "HEAD")}
+	for dir := filepath.Dir(workdir); ; dir = filepath.Dir(dir) {
+		paths = append(paths, filepath.Join(dir, ".git"))
+		if dir == "/" || dir == "." || dir == filepath.Dir(dir) {
+			return paths
+		}
+	}
+}
+
+// looksLikeRepo reports whether git would take dir itself for a (bare)
+// repository: it holds objects/ and refs/ beside its HEAD.
+func looksLikeRepo(dir string) bool {
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }

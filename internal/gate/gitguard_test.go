@@ -50,6 +50,11 @@ var guardCases = []guardCase{
 	{name: "new repository in a folder that had none", setup: `rm -rf .git`, plant: `git init -q && git config core.fsmonitor "$EVIL"`, use: []string{"git status"}},
 	{name: "commondir", plant: evilRepo + ` && printf '%s\n' "$T/evil/.git" > .git/commondir`, use: []string{"git status"}},
 
+	// Making .git unreadable, so that git looks elsewhere.
+	{name: "HEAD broken, the workspace's top a repository", plant: `printf 'garbage\n' > .git/HEAD && ln -s .git/objects objects && ln -s .git/refs refs && printf 'ref: refs/heads/master\n' > HEAD && printf '[core]\n\tpager = %s\n' "$EVIL" > config`, use: []string{"git log"}, tty: true},
+	{name: "HEAD broken, a repository in the parent folder", plant: `git init -q .. && git -C .. config core.fsmonitor "$EVIL" && printf 'garbage\n' > .git/HEAD`, use: []string{"GIT_CEILING_DIRECTORIES= git status"}},
+	{name: "no repository, one made in the parent folder", setup: `rm -rf .git`, plant: `git init -q .. && git -C .. config core.fsmonitor "$EVIL"`, use: []string{"GIT_CEILING_DIRECTORIES= git status"}},
+
 	// Hooks.
 	{name: "hook", plant: `printf '#!/bin/sh\n%s\n' "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, use: []string{"git commit -q --allow-empty -m x"}},
 	{name: "hooks folder replaced by a link", plant: `mkdir "$T/hooks" && printf '#!/bin/sh\n%s\n' "$EVIL" > "$T/hooks/pre-commit" && chmod +x "$T/hooks/pre-commit" && rm -rf .git/hooks && ln -s "$T/hooks" .git/hooks`, use: []string{"git commit -q --allow-empty -m x"}},
@@ -377,5 +382,25 @@ func TestGitGuardSubmodulePointers(t *testing.T) {
 	r.use(t, guardCase{use: []string{"git status"}})
 	if r.ran() {
 		t.Fatal("the planted program ran")
+	}
+}
+
+// A submodule's folder replaced by a link to another repository is put
+// back as a folder; the other repository is left as it was.
+func TestGitGuardDoesNotWriteThroughALinkedModule(t *testing.T) {
+	git := requireGit(t)
+	r := newGuardRepo(t, git, guardTemplate(t), `mkdir -p .git/modules/sub && printf '[core]\n\tbare = false\n' > .git/modules/sub/config`)
+	other := filepath.Join(r.scratch, "other")
+	r.bash(t, `mkdir -p "$T/other/hooks" && printf '[alias]\n\tco = checkout\n' > "$T/other/config" && printf '#!/bin/sh\n' > "$T/other/hooks/pre-push" && printf 'x\n' > "$T/other/commondir"`)
+	snap := snapshotGit(r.work, nil)
+	r.bash(t, `mv .git/modules/sub .git/modules/sub.old && ln -s "$T/other" .git/modules/sub`)
+	snap.restore(r.work)
+	for name, want := range map[string]string{"config": "[alias]\n\tco = checkout\n", "hooks/pre-push": "#!/bin/sh\n", "commondir": "x\n"} {
+		if got, err := os.ReadFile(filepath.Join(other, name)); err != nil || string(got) != want {
+			t.Errorf("the other repository's %s was changed: %q, %v", name, got, err)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(r.work, ".git", "modules", "sub")); err != nil || !fi.IsDir() {
+		t.Errorf(".git/modules/sub is not a folder again: %v", err)
 	}
 }
