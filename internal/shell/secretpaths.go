@@ -41,16 +41,18 @@ func (c *classifier) outsideHome(p string) string {
 	if c.opts.TempDir != "" && within(p, path.Clean(c.opts.TempDir)) {
 		return ""
 	}
-	for _, s := range sharedRoots {
+	for _, s := range systemRoots {
 		if within(p, s) {
-			return "reads outside the workspace, where other projects' and other users' files lie: "
+			return ""
 		}
 	}
-	return ""
+	return "reads outside the workspace, where other projects' and other users' files lie: "
 }
 
-// sharedRoots are where other projects, other users' files, services'
-// data and credentials (Kerberos tickets, registry logins) lie outside
-// any home folder. Reading them asks, as reading a home folder does;
-// the system's own folders (/usr, /etc less its secrets) stay readable.
-var sharedRoots = []string{"/tmp", "/var", "/run", "/srv", "/mnt", "/media", "/opt", "/data"}
+// systemRoots are the system's own folders, which a command may read
+// unasked (less the secrets the list names). Anywhere else outside the
+// workspace (a sibling project through .., /opt, /srv, /var, /tmp
+// beyond the commands' own folder) other projects, other users' files,
+// services' data and credentials lie: reading there asks, as reading a
+// home folder does.
+var systemRoots = []string{"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys", "/dev", "/nix", "/snap", "/boot"}
