@@ -26,9 +26,11 @@ func (rt *runtime) printMode(ctx context.Context, prompt string) error {
 	final, err := rt.agent.Run(ctx, prompt)
 	cancelled := ctx.Err() != nil // before ended(), which cancels ctx
 	if s := ended(); s != nil {
+		rt.showResume()
 		return rt.endBySignal(s)
 	}
 	if cancelled {
+		rt.showResume()
 		return errInterrupted
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -59,7 +60,12 @@ func cmdSessions(o Options, sys IO) error {
 	}
 	resume := "wisp -r ID"
 	if o.SessionDir != "" {
-		resume += " --session-dir " + transcript.Escape(shellWord(o.SessionDir))
+		// Absolute: the hint is followed from other folders.
+		d := o.SessionDir
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(sys.Workdir, d)
+		}
+		resume += " --session-dir " + transcript.Escape(shellWord(d))
 	}
 	if o.All {
 		fmt.Fprintf(sys.Stderr, "resume one with: %s (from its folder, or wisp -C FOLDER -r ID)\n", resume)

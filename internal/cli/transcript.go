@@ -45,6 +45,10 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 			return nil, sessionErr("fork the session", err)
 		}
 		rt.warnDamage(t, "forking from")
+		rt.warnFolder(t)
+		if pid := transcript.Holder(path); pid > 0 {
+			fmt.Fprintf(sys.Stderr, "wisp: session %s is open in another wisp (pid %d): calls still running there show in the branch as interrupted\n", t.Header.ID, pid)
+		}
 		kept, dropped := transcript.LastTurns(t.Branch(), o.KeepTurns)
 		w, err := transcript.ForkRecords(dir, t, header, kept)
 		if err != nil {
@@ -68,7 +72,19 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 	}
 	rt.session = w
 	rt.warnDamage(t, "resuming from")
+	rt.warnFolder(t)
 	return t.Messages(), nil
+}
+
+// warnFolder says when a session started in another folder: its
+// history speaks of that folder, while this run's tools work here.
+func (rt *runtime) warnFolder(t *transcript.Transcript) {
+	cwd := t.Header.Cwd
+	if cwd == "" || cwd == rt.sys.Workdir {
+		return
+	}
+	fmt.Fprintf(rt.sys.Stderr, "wisp: session %s was started in %s; this run works in %s (wisp -C %s -r %s works there)\n",
+		t.Header.ID, transcript.Escape(cwd), transcript.Escape(rt.sys.Workdir), transcript.Escape(shellWord(cwd)), t.Header.ID)
 }
 
 // findSession resolves --resume and --continue to a transcript's path;
