@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -189,6 +190,10 @@ func parseFlags(args []string) (Options, error) {
 			name, value, hasValue = k, v, true
 		}
 		d, ok := lookupFlag(name)
+		if !ok && !o.Print && len(o.Args) > 0 && slices.Contains(commandNames(), o.Args[0]) {
+			// A subcommand's words: not a prompt.
+			return o, usagef("wisp %s: unknown flag %s (wisp %s --help lists its flags)", o.Args[0], strconv.Quote(clipRunes(a, 40)), o.Args[0])
+		}
 		if !ok {
 			return o, unknownFlag(a)
 		}
