@@ -18,7 +18,13 @@ const Interrupted = "error: interrupted: this call started but wisp stopped befo
 // the agent's repair to answer.
 func conversation(branch []Record) []chat.Message {
 	var msgs []chat.Message
-	started := map[string]bool{}
+	// started holds, per assistant message (by its index in msgs), the
+	// calls whose start was recorded after it: ids are unique within a
+	// response, but some servers (and the fake) repeat them across
+	// responses, so an earlier call's start must not count for a later
+	// call of the same id.
+	started := map[int]map[string]bool{}
+	current := -1
 	for _, r := range branch {
 		switch {
 		case r.Type == TypeMessage && r.Message != nil:
@@ -28,8 +34,12 @@ func conversation(branch []Record) []chat.Message {
 				continue
 			}
 			msgs = append(msgs, m)
-		case r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.ToolStart:
-			started[r.Event.CallID] = true
+			if m.Role == chat.Assistant {
+				current = len(msgs) - 1
+				started[current] = map[string]bool{}
+			}
+		case r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.ToolStart && current >= 0:
+			started[current][r.Event.CallID] = true
 		}
 	}
 	for i, m := range msgs {
@@ -41,7 +51,7 @@ func conversation(branch []Record) []chat.Message {
 		if i+1 < len(msgs) && msgs[i+1].Role == chat.User {
 			next = &msgs[i+1]
 		}
-		results := answer(calls, next, started)
+		results := answer(calls, next, started[i])
 		if next != nil {
 			*next = results
 			continue

@@ -1,0 +1,38 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/event"
+)
+
+// A server may reuse call ids across responses: an earlier call's start
+// must not make a later call of the same id, which never started, look
+// interrupted.
+func TestStartedCallsAreScopedToTheirResponse(t *testing.T) {
+	call := chat.Block{Type: chat.ToolUse, ID: "call_0", Name: "bash"}
+	msg := func(role chat.Role, b chat.Block) Record {
+		return Record{Type: TypeMessage, Message: &chat.Message{Role: role, Content: []chat.Block{b}}}
+	}
+	branch := []Record{
+		msg(chat.User, chat.Block{Type: chat.Text, Text: "first"}),
+		msg(chat.Assistant, call),
+		{Type: TypeEvent, Event: &event.Event{Type: event.ToolStart, CallID: "call_0"}},
+		msg(chat.User, chat.Block{Type: chat.ToolResult, ToolUseID: "call_0", Text: "done"}),
+		msg(chat.User, chat.Block{Type: chat.Text, Text: "second"}),
+		msg(chat.Assistant, call),
+	}
+	msgs := conversation(branch)
+	last := msgs[len(msgs)-1]
+	if last.Role == chat.User && strings.Contains(last.TextOf()+last.Content[0].Text, "interrupted") {
+		t.Fatalf("the second call_0 never started, yet reads as interrupted: %+v", last)
+	}
+	started := append(branch, Record{Type: TypeEvent, Event: &event.Event{Type: event.ToolStart, CallID: "call_0"}})
+	msgs = conversation(started)
+	last = msgs[len(msgs)-1]
+	if last.Role != chat.User || !strings.Contains(last.Content[0].Text, "interrupted") {
+		t.Fatalf("the second call_0 started and has no result, yet does not read as interrupted: %+v", msgs)
+	}
+}
