@@ -36,3 +36,17 @@ func TestStartedCallsAreScopedToTheirResponse(t *testing.T) {
 		t.Fatalf("the second call_0 started and has no result, yet does not read as interrupted: %+v", msgs)
 	}
 }
+
+func TestAfterPiped(t *testing.T) {
+	for in, want := range map[string]string{
+		"why?":                               "why?",
+		"```\nlog\n```\n\nwhy does it fail?": "why does it fail?",
+		"````\na ``` b\n````\n\nq":           "q",
+		"```\nonly a block\n```":             "```\nonly a block\n```",
+		"```\nunclosed":                      "```\nunclosed",
+	} {
+		if got := afterPiped(in); got != want {
+			t.Errorf("afterPiped(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -389,7 +389,7 @@ func summarizeFrom(path string, r io.Reader) (Summary, error) {
 		if wantPrompt {
 			var r Record
 			if json.Unmarshal(full, &r) == nil && r.Message != nil && r.Message.Role == chat.User {
-				s.FirstPrompt = oneLine(r.Message.TextOf(), 80)
+				s.FirstPrompt = oneLine(afterPiped(r.Message.TextOf()), 80)
 			}
 		}
 	}
@@ -404,4 +404,23 @@ func oneLine(s string, limit int) string {
 	}
 	r := []rune(s)
 	return string(r[:limit-1]) + "…"
+}
+
+// afterPiped drops the fenced block piped input puts before a prompt
+// (cat log | wisp -p "why?"): the listing names the question, not the
+// log. A prompt that is only a fenced block is kept as it is.
+func afterPiped(text string) string {
+	if !strings.HasPrefix(text, "```") {
+		return text
+	}
+	fence := text[:len(text)-len(strings.TrimLeft(text, "`"))]
+	body := text[len(fence):]
+	end := strings.Index(body, "\n"+fence+"\n")
+	if end < 0 {
+		return text
+	}
+	if rest := strings.TrimSpace(body[end+len(fence)+2:]); rest != "" {
+		return rest
+	}
+	return text
 }
