@@ -157,6 +157,23 @@ type Gate struct {
 	// walk, found once (workspaceTooLarge).
 	tooLarge     string
 	tooLargeOnce sync.Once
+	// roots are the folders commands may write (writableRoots).
+	roots     []string
+	rootsOnce sync.Once
+}
+
+// writableRoots are the folders commands may write, found once; nil
+// (anywhere) when commands run unsandboxed.
+func (g *Gate) writableRoots() []string {
+	g.rootsOnce.Do(func() {
+		if !g.opts.Sandboxed || !g.opts.Sandbox.Enabled {
+			return
+		}
+		if r, err := sandbox.WritableRoots(g.opts.Sandbox); err == nil {
+			g.roots = append([]string{}, r.Writable...)
+		}
+	})
+	return g.roots
 }
 
 // workspaceTooLarge says, once a session, why the auto-run profile
@@ -372,7 +389,7 @@ func (g *Gate) runCommand(ctx context.Context, cl *callLog, t tool.Tool, env too
 		res, _ := g.refused()
 		return res, nil
 	}
-	guard := snapshotGit(env.Workdir, &g.links)
+	guard := snapshotGit(env.Workdir, &g.links, g.writableRoots())
 	res, err := t.Run(ctx, &env, cl.c.Args)
 	restored := guard.restore(env.Workdir)
 	if len(restored) > 0 {

@@ -87,16 +87,19 @@ type gitSnapshot struct {
 	// commands.
 	primary []string
 	links   *gitlinkCache
+	// writable are the folders commands may write (nil: anywhere); a
+	// .git can appear above the workspace only inside one.
+	writable []string
 }
 
 // snapshotGit records the files of workdir/.git that git executes or
 // obeys. A workspace without .git gives a snapshot of its absence.
-func snapshotGit(workdir string, links *gitlinkCache) *gitSnapshot {
+func snapshotGit(workdir string, links *gitlinkCache, writable []string) *gitSnapshot {
 	dot := filepath.Join(workdir, ".git")
 	primary := gitDirs(workdir, statPath(dot))
 	subs, pointers := submoduleDirs(workdir, primary, links)
-	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, append(pointers, discoveryPaths(workdir)...))
-	s.primary, s.links = primary, links
+	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, append(pointers, discoveryPaths(workdir, writable)...))
+	s.primary, s.links, s.writable = primary, links, writable
 	for root := range s.roots {
 		s.readEarly(root)
 	}
@@ -314,7 +317,7 @@ func (s *gitSnapshot) restore(workdir string) []string {
 			dirs = append(slices.Clip(dirs), d)
 		}
 	}
-	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, discoveryPaths(workdir)...)...))
+	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, discoveryPaths(workdir, s.writable)...)...))
 	for p := range s.files {
 		after.record(p)
 	}
@@ -502,10 +505,12 @@ func validHead(st fileState) bool {
 // it. A command that makes one makes git obey a configuration nothing
 // guards, so what it creates there is removed. (Parents are writable
 // only where the sandbox lets commands write: /tmp, build caches.)
-func discoveryPaths(workdir string) []string {
+func discoveryPaths(workdir string, writable []string) []string {
 	paths := []string{filepath.Join(workdir, "HEAD")}
 	for dir := filepath.Dir(workdir); ; dir = filepath.Dir(dir) {
-		paths = append(paths, filepath.Join(dir, ".git"))
+		if writable == nil || slices.ContainsFunc(writable, func(w string) bool { return insideDir(dir, w) || dir == w }) {
+			paths = append(paths, filepath.Join(dir, ".git"))
+		}
 		if dir == "/" || dir == "." || dir == filepath.Dir(dir) {
 			return paths
 		}

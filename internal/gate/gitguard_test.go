@@ -143,7 +143,7 @@ func TestGitGuardKeys(t *testing.T) {
 				}
 			}
 			r := newGuardRepo(t, git, tmpl, tc.setup)
-			snap := snapshotGit(r.work, nil)
+			snap := snapshotGit(r.work, nil, nil)
 			r.bash(t, tc.plant)
 			restored := snap.restore(r.work)
 			// Only what runs after the restore counts.
@@ -176,7 +176,7 @@ func TestGitGuardKeepsOrdinaryWork(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := newGuardRepo(t, git, tmpl, tc.setup)
-			snap := snapshotGit(r.work, nil)
+			snap := snapshotGit(r.work, nil, nil)
 			r.bash(t, tc.work)
 			if restored := snap.restore(r.work); len(restored) > 0 {
 				t.Fatalf("ordinary work was restored: %q", restored)
@@ -193,7 +193,7 @@ func TestGitGuardKeepsOrdinaryWork(t *testing.T) {
 func TestGitGuardWithoutGit(t *testing.T) {
 	git := requireGit(t)
 	r := newGuardRepo(t, git, guardTemplate(t), "")
-	snap := snapshotGit(r.work, nil)
+	snap := snapshotGit(r.work, nil, nil)
 	snap.git, snap.looked = "", true
 	before, _ := os.ReadFile(filepath.Join(r.work, ".git", "config"))
 	r.bash(t, `git config user.name someone`)
@@ -213,7 +213,7 @@ func TestGitGuardDoesNotFollowANewGitfile(t *testing.T) {
 	r := newGuardRepo(t, git, guardTemplate(t), "")
 	other := filepath.Join(r.scratch, "other")
 	r.bash(t, `git init -q "$T/other" && printf '#!/bin/sh\n' > "$T/other/.git/hooks/pre-commit"`)
-	snap := snapshotGit(r.work, nil)
+	snap := snapshotGit(r.work, nil, nil)
 	r.bash(t, `rm -rf .git && printf 'gitdir: %s\n' "$T/other/.git" > .git`)
 	snap.restore(r.work)
 	if _, err := os.Lstat(filepath.Join(r.work, ".git")); err == nil {
@@ -347,7 +347,7 @@ func BenchmarkGitGuard(b *testing.B) {
 	r.bash(b, `git init -q && printf '#!/bin/sh\n' > .git/hooks/pre-commit && git remote add o https://example.com/x`)
 	b.ResetTimer()
 	for b.Loop() {
-		if fixed := snapshotGit(dir, nil).restore(dir); len(fixed) > 0 {
+		if fixed := snapshotGit(dir, nil, nil).restore(dir); len(fixed) > 0 {
 			b.Fatal(fixed)
 		}
 	}
@@ -360,12 +360,12 @@ func BenchmarkGitGuard(b *testing.B) {
 func TestGitGuardSubmodulePointers(t *testing.T) {
 	git := requireGit(t)
 	r := newGuardRepo(t, git, guardTemplate(t), `git init -q --separate-git-dir "$T/kept" old && git -C old commit -q --allow-empty -m o && git add old 2>/dev/null`)
-	snap := snapshotGit(r.work, nil)
+	snap := snapshotGit(r.work, nil, nil)
 	r.bash(t, `git init -q --separate-git-dir "$T/outside" sub && git -C sub commit -q --allow-empty -m s && git -C sub config core.fsmonitor "$EVIL"`)
 	if restored := snap.restore(r.work); len(restored) > 0 {
 		t.Fatalf("an unregistered nested repository was restored: %q", restored)
 	}
-	snap = snapshotGit(r.work, nil)
+	snap = snapshotGit(r.work, nil, nil)
 	r.bash(t, `git add sub 2>/dev/null`)
 	restored := snap.restore(r.work)
 	if len(restored) != 1 || restored[0] != filepath.Join("sub", ".git") {
@@ -392,7 +392,7 @@ func TestGitGuardDoesNotWriteThroughALinkedModule(t *testing.T) {
 	r := newGuardRepo(t, git, guardTemplate(t), `mkdir -p .git/modules/sub && printf '[core]\n\tbare = false\n' > .git/modules/sub/config`)
 	other := filepath.Join(r.scratch, "other")
 	r.bash(t, `mkdir -p "$T/other/hooks" && printf '[alias]\n\tco = checkout\n' > "$T/other/config" && printf '#!/bin/sh\n' > "$T/other/hooks/pre-push" && printf 'x\n' > "$T/other/commondir"`)
-	snap := snapshotGit(r.work, nil)
+	snap := snapshotGit(r.work, nil, nil)
 	r.bash(t, `mv .git/modules/sub .git/modules/sub.old && ln -s "$T/other" .git/modules/sub`)
 	snap.restore(r.work)
 	for name, want := range map[string]string{"config": "[alias]\n\tco = checkout\n", "hooks/pre-push": "#!/bin/sh\n", "commondir": "x\n"} {

@@ -44,13 +44,21 @@ type gitlinkEntry struct {
 	ino   uint64
 	ctime int64
 	links []string
+	split bool // the index names a shared index (split index)
 }
 
 // gitlinks returns the gitlink paths the index file at path records.
 func (c *gitlinkCache) gitlinks(path string) []string {
+	links, _ := c.read(path)
+	return links
+}
+
+// read returns the gitlinks of the index file at path, and whether it
+// may be split (holds a "link" extension naming a shared index).
+func (c *gitlinkCache) read(path string) ([]string, bool) {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > indexMax {
-		return nil
+		return nil, false
 	}
 	key := gitlinkEntry{size: fi.Size(), mtime: fi.ModTime()}
 	key.ino, key.ctime = identity(fi)
@@ -59,13 +67,14 @@ func (c *gitlinkCache) gitlinks(path string) []string {
 		e, ok := c.entries[path]
 		c.mu.Unlock()
 		if ok && e.size == key.size && e.mtime.Equal(key.mtime) && e.ino == key.ino && e.ctime == key.ctime {
-			return e.links
+			return e.links, e.split
 		}
 	}
 	data, err := gitconfig.ReadRegular(path, indexMax)
 	if err != nil {
-		return nil
+		return nil, false
 	}
+	key.split = bytes.Contains(data, []byte("link"))
 	var links []string
 	// A gitlink's mode, 0160000, is these four bytes: an index without
 	// them holds none, and most indexes are passed over here.
@@ -81,7 +90,7 @@ func (c *gitlinkCache) gitlinks(path string) []string {
 		c.entries[path] = key
 		c.mu.Unlock()
 	}
-	return links
+	return links, key.split
 }
 
 // submoduleDirs returns the git folders of the submodules checked out in
@@ -135,7 +144,13 @@ func submoduleDirs(workdir string, dirs []string, cache *gitlinkCache) (found, p
 // --split-index) most entries, gitlinks among them, live in
 // sharedindex.<hash>, and index holds only the changes.
 func indexGitlinks(gitDir string, cache *gitlinkCache) []string {
-	links := slices.Clone(cache.gitlinks(filepath.Join(gitDir, "index")))
+	main, split := cache.read(filepath.Join(gitDir, "index"))
+	links := slices.Clone(main)
+	if !split {
+		// Listing the git folder for shared indexes on every command
+		// costs more than the rest of this together.
+		return links
+	}
 	shared, _ := filepath.Glob(filepath.Join(gitDir, "sharedindex.*"))
 	for _, p := range shared {
 		for _, l := range cache.gitlinks(p) {
