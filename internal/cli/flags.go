@@ -110,8 +110,8 @@ var flagDefs = []flagDef{
 	{names: []string{"max-input-bytes"}, kind: intFlag, arg: "N", help: "accept up to N bytes of piped stdin (default 1048576, 1 MiB)",
 		set: func(o *Options, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 1 {
-				return usagef("--max-input-bytes takes a whole number ≥ 1, not %q", v)
+			if err != nil || n < 1 || n > maxInputCeiling {
+				return usagef("--max-input-bytes takes a whole number from 1 to %d (32 MiB, about what a provider accepts in one request), not %q", maxInputCeiling, v)
 			}
 			o.MaxInputBytes = n
 			return nil

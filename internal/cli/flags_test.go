@@ -40,7 +40,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "short dash word", args: []string{"-p", "-1"}, wantErr: `unknown flag -1 (to send a prompt that starts with "-", put it after --: wisp -p -- "-1 ..."; flags: wisp --help)`},
 		{name: "unknown flag stays on one line", args: []string{"-x\nline two"}, wantErr: `unknown flag "-x\nline two" (to send a prompt that starts with "-", put it after --: wisp -p -- "-x\nline two"; flags: wisp --help)`},
 		{name: "bad output format", args: []string{"--output-format", "xml"}, wantErr: `--output-format must be text, json or stream-json, not "xml"`},
-		{name: "zero input limit", args: []string{"--max-input-bytes", "0"}, wantErr: `--max-input-bytes takes a whole number ≥ 1, not "0"`},
+		{name: "zero input limit", args: []string{"--max-input-bytes", "0"}, wantErr: `--max-input-bytes takes a whole number from 1 to 33554432 (32 MiB, about what a provider accepts in one request), not "0"`},
 		{name: "empty chdir", args: []string{"-C", ""}, wantErr: "-C needs a folder, not an empty word"},
 		{name: "missing value", args: []string{"--model"}, wantErr: "flag --model needs a value (NAME)"},
 		{name: "bad mode", args: []string{"--mode", "xml"}, wantErr: `--mode must be text or json, not "xml"`},

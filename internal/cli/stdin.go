@@ -9,6 +9,10 @@ import (
 	"unicode/utf8"
 )
 
+// maxInputCeiling bounds --max-input-bytes: a provider refuses a request
+// much larger than this, after wisp has read, kept and sent it.
+const maxInputCeiling = 32 << 20
+
 // defaultMaxInput bounds piped stdin unless --max-input-bytes raises it:
 // 1 MiB of text is already far more than most models take in one prompt.
 const defaultMaxInput = 1 << 20
@@ -55,16 +59,22 @@ func readInput(r io.Reader, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
 	}
-	if int64(len(data)) > limit {
-		return nil, usagef("stdin holds more than %d bytes, the limit for piped input; raise it with --max-input-bytes N, or pipe less", limit)
+	// What the input is comes before how long it is: a stream of zeros
+	// is binary, not merely too long.
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return nil, usagef("stdin is UTF-16 text; wisp takes UTF-8: convert it first (iconv -f UTF-16 -t UTF-8)")
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return nil, usagef("stdin looks binary (a NUL byte at offset %d); wisp takes text only: pipe text, or convert the input first", i)
 	}
+	if int64(len(data)) > limit {
+		return nil, usagef("stdin holds more than %d bytes, the limit for piped input; raise it with --max-input-bytes N, or pipe less", limit)
+	}
 	if !utf8.Valid(data) {
 		return nil, usagef("stdin is not valid UTF-8 (first bad byte at offset %d); wisp takes text only: pipe text, or convert the input first (iconv)", invalidUTF8At(data))
 	}
-	return data, nil
+	// A byte order mark says nothing to the model.
+	return bytes.TrimPrefix(data, []byte("\ufeff")), nil
 }
 
 func invalidUTF8At(b []byte) int {

@@ -51,6 +51,9 @@ func TestReadInput(t *testing.T) {
 		{name: "NUL byte", in: "ab\x00c", limit: 100, wantErr: "stdin looks binary (a NUL byte at offset 2)"},
 		{name: "invalid UTF-8", in: "ok\xff", limit: 100, wantErr: "stdin is not valid UTF-8 (first bad byte at offset 2)"},
 		{name: "UTF-8 text", in: "héllo ✓", limit: 100},
+		{name: "zeros over the limit are binary first", in: strings.Repeat("\x00", 10), limit: 4, wantErr: "stdin looks binary"},
+		{name: "UTF-16 named", in: "\xff\xfeh\x00i\x00", limit: 100, wantErr: "stdin is UTF-16 text"},
+		{name: "UTF-16 big-endian named", in: "\xfe\xff\x00h", limit: 100, wantErr: "stdin is UTF-16 text"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,4 +184,10 @@ func FuzzJoinPiped(f *testing.F) {
 			t.Fatalf("the fence %q occurs in the text", fence)
 		}
 	})
+}
+
+func TestReadInputDropsTheByteOrderMark(t *testing.T) {
+	if got, err := readInput(strings.NewReader("\ufeffhello"), 100); err != nil || string(got) != "hello" {
+		t.Fatalf("got %q, %v; want the text without its byte order mark", got, err)
+	}
 }
