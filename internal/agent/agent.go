@@ -275,6 +275,8 @@ func outcomeOf(res tool.Result) (outcome string, exitCode *int, why string) {
 		return event.OutcomeRefused, exitCode, res.Refusal
 	case o != nil && o.TimedOut:
 		return event.OutcomeError, nil, "timed out"
+	case o != nil && o.Canceled:
+		return event.OutcomeError, nil, "interrupted"
 	case o != nil && o.Signal != "":
 		return event.OutcomeError, nil, "ended by " + o.Signal
 	case res.IsError:

@@ -38,6 +38,7 @@ func TestOutcomeOf(t *testing.T) {
 		{"command exited 0", tool.Result{Command: &tool.CommandOutcome{}}, event.OutcomeOK, 0, ""},
 		{"command exited 1", tool.Result{Command: &tool.CommandOutcome{ExitCode: 1}}, event.OutcomeExit, 1, ""},
 		{"timed out", tool.Result{IsError: true, Command: &tool.CommandOutcome{ExitCode: -1, TimedOut: true, Signal: "SIGKILL"}}, event.OutcomeError, -1, "timed out"},
+		{"interrupted by the person", tool.Result{IsError: true, Command: &tool.CommandOutcome{ExitCode: -1, Canceled: true, Signal: "SIGTERM"}}, event.OutcomeError, -1, "interrupted"},
 		{"killed", tool.Result{IsError: true, Command: &tool.CommandOutcome{ExitCode: -1, Signal: "SIGTERM"}}, event.OutcomeError, -1, "ended by SIGTERM"},
 		{"refused", tool.Result{Content: "error: refused by policy rule x: y", IsError: true, Refusal: "policy rule x"}, event.OutcomeRefused, -1, "policy rule x"},
 		{"tool error", tool.Result{Content: "error: no such file: a.go\nmore", IsError: true}, event.OutcomeError, -1, "no such file: a.go"},

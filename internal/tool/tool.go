@@ -44,9 +44,12 @@ type Result struct {
 
 // CommandOutcome is how a command ended.
 type CommandOutcome struct {
-	ExitCode  int
-	Signal    string
-	TimedOut  bool
+	ExitCode int
+	Signal   string
+	TimedOut bool
+	// Canceled says the run was stopped (Ctrl-C, a signal to wisp, a
+	// cancel): Signal is then the one wisp sent, not the reason.
+	Canceled  bool
 	Truncated bool
 	Duration  time.Duration
 	// StderrTail is the end of stderr, where a sandbox refusal shows.

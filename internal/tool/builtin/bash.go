@@ -165,7 +165,7 @@ func commandOutcome(o proc.Outcome) *tool.CommandOutcome {
 		tail = tail[len(tail)-4096:]
 	}
 	return &tool.CommandOutcome{
-		ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut(),
+		ExitCode: o.ExitCode, Signal: o.Signal, TimedOut: o.TimedOut(), Canceled: o.State == proc.Killed,
 		Truncated: o.Stdout.Truncated || o.Stderr.Truncated,
 		Duration:  o.Duration, StderrTail: tail,
 	}

@@ -278,7 +278,7 @@ func TestBashContextCancel(t *testing.T) {
 	}
 	cancel()
 	res := <-done
-	if !res.IsError || !strings.Contains(res.Content, "canceled: the process group was ended") {
+	if !res.IsError || !strings.Contains(res.Content, "canceled: the run was interrupted before the command finished; the process group was ended") {
 		t.Fatalf("after cancel: %+v", res)
 	}
 }

@@ -41,7 +41,9 @@ func RunLine(ctx context.Context, env *tool.Env, line, dir string, timeout time.
 	case proc.TimedOut:
 		fmt.Fprintf(&w, "timed_out: after %s the process group was ended\n", bashSeconds(timeout))
 	case proc.Killed:
-		w.WriteString("canceled: the process group was ended\n")
+		// The run was stopped (Ctrl-C, a signal to wisp, a cancel):
+		// the model is told so, not left to guess from the signal.
+		w.WriteString("canceled: the run was interrupted before the command finished; the process group was ended\n")
 	}
 	writeBashStreams(&w, o, "(no output)")
 	return tool.Result{Content: w.String(), IsError: o.State != proc.Exited, Command: commandOutcome(o)}
