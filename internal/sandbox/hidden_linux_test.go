@@ -256,3 +256,38 @@ func TestPlanWorkspaceRefusesSpecialFiles(t *testing.T) {
 		t.Fatal("planning the workspace hung on a FIFO")
 	}
 }
+
+// Package folders the walk does not enter are skimmed at their
+// packages' tops: a package's .env and an editable install's clone
+// (whose remote URL may carry a token) are hidden too.
+func TestAutoRunSkimsPackageFolders(t *testing.T) {
+	w := autoRunWorld(t)
+	git, err := exec.LookPath("git")
+	needFeature(t, err == nil, "git is needed")
+	const token = "ghp_WISPVENVTOKEN"
+	if err := os.MkdirAll(filepath.Join(w.ws, "node_modules", "dep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(w.ws, "node_modules", "dep", ".env"), "K="+secretMark)
+	clone := filepath.Join(w.ws, ".venv", "src", "privpkg")
+	if err := os.MkdirAll(clone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "https://x:" + token + "@example.com/p.git"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = clone
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	cfg := w.cfg
+	cfg.AutoRun = true
+	line := "grep -r -e " + secretMark + " -e " + token + " ."
+	if r := run(t, cfg, line); strings.Contains(r.stdout, secretMark) || strings.Contains(r.stdout, token) {
+		t.Errorf("an auto-run command read them:\n%s", r.stdout)
+	}
+	if r := run(t, w.cfg, line); !strings.Contains(r.stdout, secretMark) || !strings.Contains(r.stdout, token) {
+		t.Errorf("control: an approved command did not read them: %q %s", r.stdout, r.stderr)
+	}
+}

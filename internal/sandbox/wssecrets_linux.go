@@ -63,6 +63,7 @@ func planWorkspace(cfg Config) (wsPlan, error) {
 		w.links = w.links[1:]
 		w.walk(l.target, l.elems)
 	}
+	w.skim()
 	if w.err == nil && w.seen > wsWalkEntries {
 		// What lies beyond the walk could be a protected file: fail
 		// closed (the gate asks instead, see WorkspaceTooLarge).
@@ -106,6 +107,42 @@ type wsWalk struct {
 	// folders still to walk, each with the path elements of its link.
 	visited []string
 	links   []wsLink
+	// skimmed are package folders the walk does not enter (wsSkip);
+	// skim looks at their packages' tops only.
+	skimmed []wsSkimmed
+}
+
+type wsSkimmed struct {
+	path  string
+	elems []string
+}
+
+// wsSkimGlobs are where, in a package folder, a package's own clone or
+// secrets lie: pip's editable installs (.venv/src/NAME, a clone whose
+// remote URL may carry a token), a package's or a scoped package's top.
+var wsSkimGlobs = []string{"*/.git", "*/*/.git", "src/*/.git", "*/.env*", "*/*/.env*", "*/*.pem", "*/*.key"}
+
+// skim finds, at the tops of the package folders the walk skipped, the
+// nested clones and protected files a recursive reader would still
+// print, at a few directory listings each rather than a walk.
+func (w *wsWalk) skim() {
+	for _, sk := range w.skimmed {
+		for _, g := range wsSkimGlobs {
+			matches, _ := filepath.Glob(filepath.Join(sk.path, g))
+			for _, m := range matches {
+				if filepath.Base(m) == ".git" {
+					if d := gitDirOf(filepath.Dir(m)); d != "" {
+						w.gitDirs = append(w.gitDirs, withCommon(d)...)
+					}
+					continue
+				}
+				rel := strings.Split(strings.ToLower(m[len(sk.path)+1:]), "/")
+				if w.prot.MatchEntry(append(slices.Clip(sk.elems), rel...)) && !slices.Contains(w.plan.files, m) && len(w.plan.files) < wsHideMax {
+					w.plan.files = append(w.plan.files, m)
+				}
+			}
+		}
+	}
 }
 
 type wsLink struct {
@@ -143,6 +180,9 @@ func (w *wsWalk) walk(base string, prefix []string) {
 func (w *wsWalk) visit(p string, d fs.DirEntry, elems []string) error {
 	protected := w.prot.MatchEntry(elems)
 	switch {
+	case d.IsDir() && wsSkip[d.Name()] && d.Name() != ".git":
+		w.skimmed = append(w.skimmed, wsSkimmed{p, elems})
+		return filepath.SkipDir
 	case d.IsDir() && (wsSkip[d.Name()] || len(elems) > wsWalkDepth):
 		return filepath.SkipDir
 	case d.IsDir() && !protected:
