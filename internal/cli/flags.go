@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +151,11 @@ var flagDefs = []flagDef{
 		set: func(o *Options, v string) error {
 			if v == "" {
 				return usagef("-C needs a folder, not an empty word")
+			}
+			// Each -C is relative to the one before, as git's and
+			// make's are.
+			if o.Chdir != "" && !filepath.IsAbs(v) {
+				v = filepath.Join(o.Chdir, v)
 			}
 			o.Chdir = v
 			return nil

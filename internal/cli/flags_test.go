@@ -34,6 +34,8 @@ func TestParseFlags(t *testing.T) {
 		{name: "max input", args: []string{"--max-input-bytes", "2000000"}, want: func(o *Options) { o.MaxInputBytes = 2000000 }},
 		{name: "sessions all", args: []string{"sessions", "--all"}, want: func(o *Options) { o.All, o.Args = true, []string{"sessions"} }},
 		{name: "dash prompt after double dash", args: []string{"-p", "--", "-1 is negative?"}, want: func(o *Options) { o.Print, o.Args = true, []string{"-1 is negative?"} }},
+		{name: "-C twice chains", args: []string{"-C", "../other", "-C", "sub", "-C", "/abs"}, want: func(o *Options) { o.Chdir = "/abs" }},
+		{name: "-C relative to the one before", args: []string{"-C", "../other", "-C", "sub"}, want: func(o *Options) { o.Chdir = "../other/sub" }},
 		{name: "unknown flag of a subcommand", args: []string{"sessions", "--bogus"}, wantErr: `wisp sessions: unknown flag "--bogus" (wisp sessions --help lists its flags)`},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: `unknown flag --nope (to send a prompt that starts with "-", put it after --: wisp -p -- "--nope ..."; flags: wisp --help)`},
 		{name: "dash prompt without double dash", args: []string{"-p", "-1 is negative?"}, wantErr: `unknown flag "-1 is negative?" (to send a prompt that starts with "-", put it after --: wisp -p -- "-1 is negative?"; flags: wisp --help)`},
