@@ -87,9 +87,9 @@ type gitSnapshot struct {
 	// commands.
 	primary []string
 	links   *gitlinkCache
-	// writable are the folders commands may write (nil: anywhere); a
-	// .git can appear above the workspace only inside one.
-	writable []string
+	// discovery are the paths watched because git would look there
+	// were .git no repository (discoveryPaths).
+	discovery []string
 }
 
 // snapshotGit records the files of workdir/.git that git executes or
@@ -98,8 +98,9 @@ func snapshotGit(workdir string, links *gitlinkCache, writable []string) *gitSna
 	dot := filepath.Join(workdir, ".git")
 	primary := gitDirs(workdir, statPath(dot))
 	subs, pointers := submoduleDirs(workdir, primary, links)
-	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, append(pointers, discoveryPaths(workdir, writable)...))
-	s.primary, s.links, s.writable = primary, links, writable
+	discovery := discoveryPaths(workdir, writable)
+	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, append(pointers, discovery...))
+	s.primary, s.links, s.discovery = primary, links, discovery
 	for root := range s.roots {
 		s.readEarly(root)
 	}
@@ -317,7 +318,7 @@ func (s *gitSnapshot) restore(workdir string) []string {
 			dirs = append(slices.Clip(dirs), d)
 		}
 	}
-	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, discoveryPaths(workdir, s.writable)...)...))
+	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, s.discovery...)...))
 	for p := range s.files {
 		after.record(p)
 	}
@@ -508,7 +509,7 @@ func validHead(st fileState) bool {
 func discoveryPaths(workdir string, writable []string) []string {
 	paths := []string{filepath.Join(workdir, "HEAD")}
 	for dir := filepath.Dir(workdir); ; dir = filepath.Dir(dir) {
-		if writable == nil || slices.ContainsFunc(writable, func(w string) bool { return insideDir(dir, w) || dir == w }) {
+		if writable == nil || slices.ContainsFunc(writable, func(w string) bool { return dir == w || strings.HasPrefix(dir, w+"/") }) {
 			paths = append(paths, filepath.Join(dir, ".git"))
 		}
 		if dir == "/" || dir == "." || dir == filepath.Dir(dir) {
