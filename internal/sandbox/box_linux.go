@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/sandbox/conceal"
 	"os"
 	"os/signal"
 	"syscall"
@@ -113,11 +114,11 @@ func enter(cfg Config) (*box, error) {
 // /proc that shows only the command's own processes.
 func (b *box) namespaces() error {
 	flags := unix.CLONE_NEWNS | unix.CLONE_NEWPID
-	var plan wsPlan
+	var plan conceal.Plan
 	if b.cfg.AutoRun {
 		flags |= unix.CLONE_NEWNET
 		var err error
-		if plan, err = planWorkspace(b.cfg); err != nil {
+		if plan, err = conceal.PlanWorkspace(b.cfg.Workdir); err != nil {
 			return err
 		}
 	}
@@ -130,13 +131,13 @@ func (b *box) namespaces() error {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
 	if b.cfg.AutoRun {
-		if err := hideHomes(b.cfg); err != nil {
+		if err := conceal.Homes(b.cfg.Workdir, b.cfg.TempDir); err != nil {
 			return err
 		}
 		if err := hideSecrets(b.cfg); err != nil {
 			return err
 		}
-		if err := plan.apply(); err != nil {
+		if err := plan.Apply(); err != nil {
 			return err
 		}
 	}

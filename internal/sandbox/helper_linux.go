@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/sandbox/conceal"
 	"os"
 	"runtime"
 	"syscall"
@@ -195,3 +196,8 @@ func needUserNS() bool {
 	}
 	return data[unix.CAP_SYS_ADMIN/32].Effective&(1<<(unix.CAP_SYS_ADMIN%32)) == 0
 }
+
+// WorkspaceTooLarge says why the auto-run profile cannot be built for
+// the workspace workdir ("" when it can): see conceal.TooLarge. The gate
+// asks about such a workspace's lines instead of running them unasked.
+func WorkspaceTooLarge(workdir string) string { return conceal.TooLarge(workdir) }

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/wisp-agent/wisp/internal/sandbox/conceal"
 	"io"
 	"os"
 	"os/signal"
@@ -141,21 +142,12 @@ func hideSecrets(cfg Config) error {
 		if err != nil || slices.Contains(hidden, real) {
 			continue
 		}
-		if err := hide(real, fi.IsDir()); err != nil {
+		if err := conceal.Hide(real, fi.IsDir()); err != nil {
 			return fmt.Errorf("hide %s: %w", p, err)
 		}
 		hidden = append(hidden, real)
 	}
 	return nil
-}
-
-// hide mounts over one path.
-func hide(p string, dir bool) error {
-	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
-	if dir {
-		return unix.Mount("tmpfs", p, "tmpfs", flags|unix.MS_RDONLY, "size=4k,nr_inodes=1,mode=0555")
-	}
-	return unix.Mount(os.DevNull, p, "", unix.MS_BIND, "")
 }
 
 // secretPaths lists the paths to hide, globs expanded: the credential

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package conceal
 
 import (
 	"errors"
@@ -31,27 +31,27 @@ var wsSkip = map[string]bool{
 	".venv": true, "venv": true, "__pycache__": true,
 }
 
-// wsPlan is what an auto-run command's mount namespace hides of the
+// Plan is what an auto-run command's mount namespace hides of the
 // workspace: its protected files and its repositories' configuration.
 // It is made before the namespaces, because reading configuration runs
 // git, and a process started after the PID namespace is made would
 // become that namespace's init.
-type wsPlan struct {
+type Plan struct {
 	files   []string
 	configs []gitCover
 }
 
-// planWorkspace finds, for an auto-run command, the files in the
+// PlanWorkspace finds, for an auto-run command, the files in the
 // workspace that the file tools refuse as protected (.env, private keys,
 // .npmrc and the like): a recursive reader the classifier rates safe
 // (grep -r TOKEN .) would otherwise print them; and the configuration of
 // the repositories the command can reach. The walk is bounded
 // (wsWalkEntries, wsWalkDepth); a protected file beyond it stays
 // readable, and more than wsHideMax of them is an error.
-func planWorkspace(cfg Config) (wsPlan, error) {
-	root, err := filepath.EvalSymlinks(cfg.Workdir)
-	if err != nil || cfg.Workdir == "" {
-		return wsPlan{}, nil // no workspace: nothing of it to hide
+func PlanWorkspace(workdir string) (Plan, error) {
+	root, err := filepath.EvalSymlinks(workdir)
+	if err != nil || workdir == "" {
+		return Plan{}, nil // no workspace: nothing of it to hide
 	}
 	w := &wsWalk{prot: workspace.NewProtection("", nil), gitDirs: repoGitDirs(root), visited: []string{root}}
 	w.walk(root, nil)
@@ -66,11 +66,11 @@ func planWorkspace(cfg Config) (wsPlan, error) {
 	w.skim()
 	if w.err == nil && w.seen > wsWalkEntries {
 		// What lies beyond the walk could be a protected file: fail
-		// closed (the gate asks instead, see WorkspaceTooLarge).
+		// closed (the gate asks instead, see TooLarge).
 		w.err = errTooLarge
 	}
 	if w.err != nil {
-		return wsPlan{}, fmt.Errorf("hide the workspace's protected files: %w", w.err)
+		return Plan{}, fmt.Errorf("hide the workspace's protected files: %w", w.err)
 	}
 	w.plan.configs = planGitConfig(w.gitDirs, root)
 	// Reflog messages keep the URLs given to git pull and fetch, tokens
@@ -85,12 +85,12 @@ func planWorkspace(cfg Config) (wsPlan, error) {
 
 var errTooLarge = fmt.Errorf("more than %d entries to search for protected files", wsWalkEntries)
 
-// WorkspaceTooLarge says why the auto-run profile cannot be built for the
+// TooLarge says why the auto-run profile cannot be built for the
 // workspace workdir ("" when it can): its walk for protected files would
 // not end within its bounds, or finds more than can be hidden. The gate
 // asks about such a workspace's lines instead of running them unasked.
-func WorkspaceTooLarge(workdir string) string {
-	if _, err := planWorkspace(Config{Workdir: workdir}); errors.Is(err, errTooLarge) || errors.Is(err, errTooManySecrets) {
+func TooLarge(workdir string) string {
+	if _, err := PlanWorkspace(workdir); errors.Is(err, errTooLarge) || errors.Is(err, errTooManySecrets) {
 		return err.Error()
 	}
 	return ""
@@ -99,7 +99,7 @@ func WorkspaceTooLarge(workdir string) string {
 // wsWalk is the walk planWorkspace makes.
 type wsWalk struct {
 	prot    *workspace.Protection
-	plan    wsPlan
+	plan    Plan
 	gitDirs []string
 	seen    int
 	err     error
@@ -221,16 +221,16 @@ func (w *wsWalk) follow(p string, elems []string) {
 	w.links = append(w.links, wsLink{target: target, elems: elems})
 }
 
-// apply hides what the plan names; it runs inside the new mount
+// Apply hides what the plan names; it runs inside the new mount
 // namespace.
-func (plan wsPlan) apply() error {
+func (plan Plan) Apply() error {
 	for _, p := range plan.files {
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue // a link to nothing: nothing to read
 		}
 		// The mount follows a link to its target.
-		if err := hide(p, fi.IsDir()); err != nil {
+		if err := Hide(p, fi.IsDir()); err != nil {
 			return fmt.Errorf("hide %s: %w", p, err)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package conceal
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func applyGitConfig(covers []gitCover) error {
 	for _, c := range covers {
 		for _, inc := range c.includes {
 			if fi, err := os.Stat(inc); err == nil && fi.Mode().IsRegular() && !slices.Contains(hidden, inc) {
-				if err := hide(inc, false); err != nil {
+				if err := Hide(inc, false); err != nil {
 					return fmt.Errorf("hide %s: %w", inc, err)
 				}
 				hidden = append(hidden, inc)

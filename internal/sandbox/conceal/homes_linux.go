@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package conceal
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"os/user"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// hideHomes covers every home folder with an empty read-only tmpfs in the
+// Homes covers every home folder with an empty read-only tmpfs in the
 // auto-run profile's mount namespace, and mounts back only what such a
 // command needs from inside one: the workspace, the temp folder and the
 // folders of PATH. A command nobody approved may read the workspace, not
@@ -22,11 +23,11 @@ import (
 // without the classifier seeing a home path. Covering the folder, rather
 // than listing what is in it, also covers files created later.
 //
-// It must run before hideSecrets (which then finds the secrets that remain
+// It must run before the credential locations are hidden (which then finds the secrets that remain
 // visible, inside what was mounted back) and before Landlock, whose rules
 // then name the mounted-back folders.
-func hideHomes(cfg Config) error {
-	keep := keptPaths(cfg)
+func Homes(workdir, tempDir string) error {
+	keep := keptPaths(workdir, tempDir)
 	for _, root := range append(homeRoots(), sharedRoots()...) {
 		if err := hideHome(root, keep); err != nil {
 			return fmt.Errorf("hide %s: %w", root, err)
@@ -94,12 +95,12 @@ func sharedRoots() []string {
 }
 
 // keptPaths lists the folders an auto-run command keeps, resolved.
-func keptPaths(cfg Config) []string {
-	tmp := cfg.TempDir
+func keptPaths(workdir, tempDir string) []string {
+	tmp := tempDir
 	if tmp == "" {
 		tmp = os.Getenv("TMPDIR")
 	}
-	cand := []string{cfg.Workdir, tmp}
+	cand := []string{workdir, tmp}
 	if wd, err := os.Getwd(); err == nil {
 		cand = append(cand, wd)
 	}
@@ -180,4 +181,12 @@ func hideHome(root string, keep []string) error {
 		}
 	}
 	return unix.Mount("", root, "", unix.MS_REMOUNT|unix.MS_RDONLY|flags, "")
+}
+
+// within reports whether p is root or lies beneath it (both clean).
+func within(p, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
 }
