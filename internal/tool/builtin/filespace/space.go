@@ -228,3 +228,18 @@ func checkOpen(f *os.File, want State) error {
 	}
 	return nil
 }
+
+// overwrite rewrites an open file in place: overwrite, then cut, so the
+// file is never empty on the way; then sync.
+func overwrite(f *os.File, data []byte) error {
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return fmt.Errorf("truncate: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
+}

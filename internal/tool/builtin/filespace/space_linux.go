@@ -464,17 +464,7 @@ func writeInPlace(dirfd int, base string, data []byte, want State) error {
 	if err := checkOpen(f, want); err != nil {
 		return err
 	}
-	// Overwrite, then cut: the file is never empty on the way.
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return fmt.Errorf("write: %w", err)
-	}
-	if err := f.Truncate(int64(len(data))); err != nil {
-		return fmt.Errorf("truncate: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync: %w", err)
-	}
-	return nil
+	return overwrite(f, data)
 }
 
 // mkdirAll makes the folder rel and any missing parents, one name at a

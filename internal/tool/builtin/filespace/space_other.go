@@ -174,14 +174,5 @@ func (s *Space) writeInPlace(rel string, data []byte, want State) error {
 	if err := checkOpen(f, want); err != nil {
 		return err
 	}
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return fmt.Errorf("write: %w", err)
-	}
-	if err := f.Truncate(int64(len(data))); err != nil {
-		return fmt.Errorf("truncate: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync: %w", err)
-	}
-	return nil
+	return overwrite(f, data)
 }
