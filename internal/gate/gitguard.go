@@ -141,12 +141,9 @@ func gitDirs(workdir string, dot fileState) []string {
 	case dot.mode&fs.ModeSymlink != 0:
 		dir = dot.link
 	case dot.mode.IsRegular() && dot.kept:
-		line, _, _ := strings.Cut(string(dot.data), "\n")
-		d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-		if !ok {
-			return nil
-		}
-		dir = strings.TrimSpace(d)
+		// The saved bytes, not a second read: what was compared is
+		// what is followed.
+		dir = gitconfig.GitfileTarget(workdir, dot.data)
 	}
 	if dir == "" {
 		return nil
@@ -157,17 +154,7 @@ func gitDirs(workdir string, dot fileState) []string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
-	dirs := []string{dir}
-	if c, err := gitconfig.ReadRegular(filepath.Join(dir, "commondir"), 4096); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(dir, common)
-		}
-		if fi, err := os.Stat(common); err == nil && fi.IsDir() && !slices.Contains(dirs, common) {
-			dirs = append(dirs, common)
-		}
-	}
-	return dirs
+	return gitconfig.WithCommon(dir)
 }
 
 // collectDir records what git obeys in one git folder, its submodules'

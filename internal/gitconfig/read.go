@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -33,4 +35,55 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s holds more than %d bytes", path, max)
 	}
 	return data, nil
+}
+
+// GitDirOf is the git folder dir/.git names: the folder itself, or the
+// one a gitfile ("gitdir: PATH") points at, relative paths taken from
+// dir; "" when there is none. A .git that is neither a folder nor a
+// small regular file is none (ReadRegular).
+func GitDirOf(dir string) string {
+	dot := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dot)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return dot
+	}
+	data, err := ReadRegular(dot, 4096)
+	if err != nil {
+		return ""
+	}
+	return GitfileTarget(dir, data)
+}
+
+// GitfileTarget reads a gitfile's "gitdir:" line, relative to dir.
+func GitfileTarget(dir string, data []byte) string {
+	line, _, _ := strings.Cut(string(data), "\n")
+	d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok || strings.TrimSpace(d) == "" {
+		return ""
+	}
+	d = strings.TrimSpace(d)
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(dir, d)
+	}
+	return d
+}
+
+// WithCommon returns dir and, for a linked worktree or a submodule
+// sharing another repository's objects, the common folder its commondir
+// names, when that is a folder.
+func WithCommon(dir string) []string {
+	dirs := []string{dir}
+	if c, err := ReadRegular(filepath.Join(dir, "commondir"), 4096); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		if fi, err := os.Stat(common); err == nil && fi.IsDir() && common != dir {
+			dirs = append(dirs, common)
+		}
+	}
+	return dirs
 }

@@ -187,52 +187,13 @@ func quoteConfig(s string) string {
 // finds it, and that folder's common folder.
 func repoGitDirs(workdir string) []string {
 	for dir := workdir; ; dir = filepath.Dir(dir) {
-		if d := gitDirOf(dir); d != "" {
-			return withCommon(d)
+		if d := gitconfig.GitDirOf(dir); d != "" {
+			return gitconfig.WithCommon(d)
 		}
 		if dir == "/" || dir == "." {
 			return nil
 		}
 	}
-}
-
-// gitDirOf is the git folder dir/.git names: the folder itself, or the
-// one a gitfile points at; "" when there is none.
-func gitDirOf(dir string) string {
-	dot := filepath.Join(dir, ".git")
-	fi, err := os.Stat(dot)
-	switch {
-	case err != nil:
-		return ""
-	case fi.IsDir():
-		return dot
-	}
-	data, err := gitconfig.ReadRegular(dot, 4096)
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	d, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	d = strings.TrimSpace(d)
-	if !filepath.IsAbs(d) {
-		d = filepath.Join(dir, d)
-	}
-	return d
-}
-
-func withCommon(dir string) []string {
-	dirs := []string{dir}
-	if c, err := gitconfig.ReadRegular(filepath.Join(dir, "commondir"), 4096); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(dir, common)
-		}
-		dirs = append(dirs, common)
-	}
-	return dirs
 }
 
 // gitConfigFiles lists the configuration files git reads for the given

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wisp-agent/wisp/internal/gitconfig"
 	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
@@ -131,8 +132,8 @@ func (w *wsWalk) skim() {
 			matches, _ := filepath.Glob(filepath.Join(sk.path, g))
 			for _, m := range matches {
 				if filepath.Base(m) == ".git" {
-					if d := gitDirOf(filepath.Dir(m)); d != "" {
-						w.gitDirs = append(w.gitDirs, withCommon(d)...)
+					if d := gitconfig.GitDirOf(filepath.Dir(m)); d != "" {
+						w.gitDirs = append(w.gitDirs, gitconfig.WithCommon(d)...)
 					}
 					continue
 				}
@@ -165,8 +166,8 @@ func (w *wsWalk) walk(base string, prefix []string) {
 		}
 		if d.Name() == ".git" {
 			// A nested clone's configuration holds its remotes' URLs.
-			if g := gitDirOf(filepath.Dir(p)); g != "" {
-				w.gitDirs = append(w.gitDirs, withCommon(g)...)
+			if g := gitconfig.GitDirOf(filepath.Dir(p)); g != "" {
+				w.gitDirs = append(w.gitDirs, gitconfig.WithCommon(g)...)
 			}
 		}
 		elems := append(slices.Clip(prefix), strings.Split(strings.ToLower(p[len(base)+1:]), "/")...)
