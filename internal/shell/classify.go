@@ -7,6 +7,8 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
+	"github.com/wisp-agent/wisp/internal/shell/programs"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
 	"github.com/wisp-agent/wisp/internal/shell/secretpath"
 	"github.com/wisp-agent/wisp/internal/workspace"
@@ -125,23 +127,16 @@ type classifier struct {
 	temps []string // scratch directories
 
 	parts   []Part
-	flags   []partFlags // beside parts
-	reasons []string    // about the line as a whole
-	rlevels []Level     // the level of each of reasons
-	level   Level       // of the line as a whole
+	flags   []judge.PartFlags // beside parts
+	reasons []string          // about the line as a whole
+	rlevels []Level           // the level of each of reasons
+	level   Level             // of the line as a whole
 	depth   int
 
 	collect   bool // gather cmds for ParseCommands
 	cmds      []Command
 	funcs     map[string]bool // functions defined in the line
 	downloads map[string]bool // files written from the network in the line
-}
-
-// partFlags are facts about a part that matter to its neighbours in a
-// pipeline.
-type partFlags struct {
-	net    bool    // reaches the network: its output may be a download
-	levels []Level // the level of each of the part's reasons
 }
 
 // frame is one piece of source being walked: the line, or a string that a
@@ -152,20 +147,10 @@ type frame struct {
 	cdpath bool   // CDPATH may be set: cd to a relative name may go anywhere
 }
 
-// input is what a command's standard input is.
-type input int
-
-const (
-	inInherited input = iota // whatever the line itself was given
-	inPipe                   // the previous pipeline stage
-	inFile                   // a file (< file)
-	inText                   // a here-doc or here-string
-)
-
 // ctx is what a command inherits from where it sits.
 type ctx struct {
 	f         *frame
-	in        input
+	in        judge.Input
 	text      string // the here-doc or here-string, when in == inText
 	textKnown bool   // text has no expansions
 	netIn     bool   // the pipe carries the output of a network command
@@ -280,12 +265,12 @@ func (c *classifier) pipeline(x ctx, s *syntax.Stmt) {
 		// Every stage runs in a subshell: a cd there does not leak out.
 		y := x.sub()
 		if i > 0 {
-			y = ctx{f: y.f, in: inPipe, netIn: net}
+			y = ctx{f: y.f, in: judge.InPipe, netIn: net}
 		}
 		start := len(c.flags)
 		c.stmt(y, st)
 		for _, fl := range c.flags[start:] {
-			net = net || fl.net
+			net = net || fl.Net
 		}
 	}
 }
@@ -310,7 +295,7 @@ func (c *classifier) compound(x ctx, s *syntax.Stmt, rd redirs) {
 	case *syntax.ForClause:
 		c.expr(x, cmd.Loop)
 		if wi, ok := cmd.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-			c.assignsVar(x, literalArg(wi.Name.Value), runtimeValue, span(x.f.src, s.Pos(), wi.End()))
+			c.assignsVar(x, judge.LiteralArg(wi.Name.Value), programs.RuntimeValue, span(x.f.src, s.Pos(), wi.End()))
 		}
 		c.stmts(x, cmd.Do)
 	case *syntax.CaseClause:
@@ -362,12 +347,12 @@ func (c *classifier) compound(x ctx, s *syntax.Stmt, rd redirs) {
 // arith judges a test or arithmetic command. Bash evaluates array
 // subscripts in operands as arithmetic, running any command substitution
 // in them even when the word was quoted: [[ 1 -eq 'a[$(id)]' ]].
-func (c *classifier) arith(x ctx, n syntax.Node, why string) *res {
-	r := one(Safe, why)
+func (c *classifier) arith(x ctx, n syntax.Node, why string) *judge.Result {
+	r := judge.One(Safe, why)
 	syntax.Walk(n, func(n syntax.Node) bool {
 		if w, ok := n.(*syntax.Word); ok {
-			if subscriptRuns(decodeWord(w, x.f.src)) {
-				r.add(Dangerous, "an array subscript holds a command substitution, which the shell runs")
+			if decodeWord(w, x.f.src).SubscriptRuns() {
+				r.Add(Dangerous, "an array subscript holds a command substitution, which the shell runs")
 			}
 			return false
 		}
@@ -405,16 +390,16 @@ func (c *classifier) expr(x ctx, n syntax.Node) {
 				c.fail("${var@P} runs the command substitutions stored in a variable")
 			}
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) && n.Param != nil {
-				val := runtimeValue
+				val := programs.RuntimeValue
 				if n.Exp.Word != nil {
 					val = decodeWord(n.Exp.Word, x.f.src)
 				}
-				c.assignsVar(x, literalArg(n.Param.Value), val, span(x.f.src, n.Pos(), n.End()))
+				c.assignsVar(x, judge.LiteralArg(n.Param.Value), val, span(x.f.src, n.Pos(), n.End()))
 			}
 		case *syntax.BinaryArithm:
 			if arithAssign(n.Op) {
 				if w, ok := n.X.(*syntax.Word); ok && w.Lit() != "" {
-					c.assignsVar(x, literalArg(w.Lit()), runtimeValue, span(x.f.src, n.Pos(), n.End()))
+					c.assignsVar(x, judge.LiteralArg(w.Lit()), programs.RuntimeValue, span(x.f.src, n.Pos(), n.End()))
 				}
 			}
 		}
@@ -438,7 +423,7 @@ func arithAssign(op syntax.BinAritOperator) bool {
 // ("NAME=value", "$n=value"), and -n makes a name a reference through
 // which later assignments set another variable.
 func (c *classifier) decl(x ctx, s *syntax.Stmt, d *syntax.DeclClause) {
-	r := &res{}
+	r := &judge.Result{}
 	nameref := d.Variant.Value == "nameref"
 	for _, as := range d.Args {
 		if as.Name == nil && as.Naked && as.Value != nil {
@@ -446,33 +431,33 @@ func (c *classifier) decl(x ctx, s *syntax.Stmt, d *syntax.DeclClause) {
 				c.expr(x, as.Value)
 			}
 			w := decodeWord(as.Value, x.f.src)
-			nameText, _, hasEq := strings.Cut(w.text, "=")
+			nameText, _, hasEq := strings.Cut(w.Text, "=")
 			switch {
-			case w.known && (strings.HasPrefix(w.val, "-") || strings.HasPrefix(w.val, "+")):
-				if w.val[0] == '-' && strings.Contains(w.val, "n") {
+			case w.Known && (strings.HasPrefix(w.Val, "-") || strings.HasPrefix(w.Val, "+")):
+				if w.Val[0] == '-' && strings.Contains(w.Val, "n") {
 					nameref = true
 				}
-			case w.known && hasEq || !w.known && hasEq && !strings.ContainsAny(nameText, "$`"):
-				name, val, _ := strings.Cut(w.val, "=")
-				v := literalArg(val)
-				if !w.known {
-					v = runtimeValue
+			case w.Known && hasEq || !w.Known && hasEq && !strings.ContainsAny(nameText, "$`"):
+				name, val, _ := strings.Cut(w.Val, "=")
+				v := judge.LiteralArg(val)
+				if !w.Known {
+					v = programs.RuntimeValue
 				}
-				c.setVar(x, literalArg(name), v, r)
-			case !w.known:
-				c.setVar(x, w, runtimeValue, r)
+				programs.SetVar(c.walk(x), judge.LiteralArg(name), v, r)
+			case !w.Known:
+				programs.SetVar(c.walk(x), w, programs.RuntimeValue, r)
 			}
 			continue
 		}
 		if nameref && as.Name != nil && as.Value != nil {
 			// Assigning through the reference sets the variable it names.
-			c.setVar(x, decodeWord(as.Value, x.f.src), runtimeValue, r)
+			programs.SetVar(c.walk(x), decodeWord(as.Value, x.f.src), programs.RuntimeValue, r)
 		}
 		c.assign(x, as, r)
 	}
 	variant := d.Variant.Value
-	if len(r.reasons) == 0 {
-		r.add(Safe, "sets shell variables")
+	if len(r.Reasons) == 0 {
+		r.Add(Safe, "sets shell variables")
 	}
 	c.addPart(x.f, s, variant, "", r)
 	c.runLater(r)
@@ -504,18 +489,18 @@ func (c *classifier) redirect(x *ctx, r *syntax.Redirect, rd *redirs) {
 	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
-		x.in, x.text, x.textKnown = inText, "", true
+		x.in, x.text, x.textKnown = judge.InText, "", true
 		if r.Hdoc != nil {
 			x.text, x.textKnown = hdocBody(r.Hdoc, quotedDelim(r.Word))
 		}
 		return
 	case syntax.WordHdoc:
 		a := decodeWord(r.Word, x.f.src)
-		x.in, x.text, x.textKnown = inText, a.val+"\n", a.known
+		x.in, x.text, x.textKnown = judge.InText, a.Val+"\n", a.Known
 		return
 	case syntax.DplIn, syntax.DplOut:
 		a := decodeWord(r.Word, x.f.src)
-		if a.known && (a.val == "-" || isDigits(a.val) || strings.HasSuffix(a.val, "-") && isDigits(strings.TrimSuffix(a.val, "-"))) {
+		if a.Known && (a.Val == "-" || judge.IsDigits(a.Val) || strings.HasSuffix(a.Val, "-") && judge.IsDigits(strings.TrimSuffix(a.Val, "-"))) {
 			return // duplicating or closing a descriptor
 		}
 		if r.Op == syntax.DplIn {
@@ -525,7 +510,7 @@ func (c *classifier) redirect(x *ctx, r *syntax.Redirect, rd *redirs) {
 	case syntax.RdrIn:
 		a := decodeWord(r.Word, x.f.src)
 		c.readTarget(x, a, rd)
-		x.in = inFile
+		x.in = judge.InFile
 		return
 	}
 	// Everything else opens its target for writing: > >> >| &> &>> <> >&file.
@@ -545,24 +530,24 @@ func (c *classifier) redirect(x *ctx, r *syntax.Redirect, rd *redirs) {
 }
 
 // readTarget judges an input redirection.
-func (c *classifier) readTarget(x *ctx, a arg, rd *redirs) {
-	if a.subst && !a.known {
+func (c *classifier) readTarget(x *ctx, a judge.Arg, rd *redirs) {
+	if a.Subst && !a.Known {
 		return // <(cmd): the command is judged on its own
 	}
 	pl, shown := c.where(x.f, a)
 	switch {
-	case pl == placeNetwork:
+	case pl == judge.PlaceNetwork:
 		rd.add(Dangerous, "reads from a network connection: "+shown)
-	case pl == placeUnknown && secretpath.Mentions(a.text):
-		rd.add(Dangerous, "may read a secret: "+a.text)
-	case pl == placeUnknown:
-		rd.add(Moderate, "reads from a path only known at run time: "+a.text)
+	case pl == judge.PlaceUnknown && secretpath.Mentions(a.Text):
+		rd.add(Dangerous, "may read a secret: "+a.Text)
+	case pl == judge.PlaceUnknown:
+		rd.add(Moderate, "reads from a path only known at run time: "+a.Text)
 	default:
 		p, ok := c.resolve(x.f, a)
 		switch {
 		case ok && c.secret(p):
 			rd.add(Dangerous, "reads a secret: "+shown)
-		case pl != placeWorkspace && pl != placeSink:
+		case pl != judge.PlaceWorkspace && pl != judge.PlaceSink:
 			rd.add(Moderate, notProvable+"input read from outside the workspace: "+shown)
 		}
 	}
@@ -617,49 +602,37 @@ func quotedDelim(w *syntax.Word) bool {
 	return false
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // writeTo judges writing to a path argument; reason is "" when nothing is
 // written (a sink).
-func (c *classifier) writeTo(f *frame, a arg) (Level, string) {
-	if a.glob && !a.known {
-		return Dangerous, "writes to a path only known at run time: " + a.text
+func (c *classifier) writeTo(f *frame, a judge.Arg) (Level, string) {
+	if a.Glob && !a.Known {
+		return Dangerous, "writes to a path only known at run time: " + a.Text
 	}
 	pl, shown := c.where(f, a)
 	switch pl {
-	case placeSink:
+	case judge.PlaceSink:
 		return Safe, ""
-	case placeUnknown:
-		return Dangerous, "writes to a path only known at run time: " + a.text
-	case placeNetwork:
+	case judge.PlaceUnknown:
+		return Dangerous, "writes to a path only known at run time: " + a.Text
+	case judge.PlaceNetwork:
 		return Dangerous, "sends data over the network: " + shown
-	case placeDevice:
+	case judge.PlaceDevice:
 		return Dangerous, "writes to a device: " + shown
-	case placeOutside:
+	case judge.PlaceOutside:
 		p, _ := c.resolve(f, a)
-		if inGitDir(p) {
-			return Dangerous, gitDirReason + shown
+		if judge.InGitDir(p) {
+			return Dangerous, judge.GitDirReason + shown
 		}
-		if plants(p) {
+		if judge.Plants(p) {
 			return Dangerous, "writes a file that runs commands later: " + shown
 		}
 		return Dangerous, "writes outside the workspace: " + shown
 	}
 	p, _ := c.resolve(f, a)
-	if inGitDir(p) {
-		return Dangerous, gitDirReason + shown
+	if judge.InGitDir(p) {
+		return Dangerous, judge.GitDirReason + shown
 	}
-	if plants(p) {
+	if judge.Plants(p) {
 		return Dangerous, "writes a file that runs commands later: " + shown
 	}
 	if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(c.root, "/")+"/"); ok {
@@ -670,21 +643,12 @@ func (c *classifier) writeTo(f *frame, a arg) (Level, string) {
 	return Moderate, "writes " + shown
 }
 
-// rephraseWrite puts a reason from writeTo after what the command does
-// ("edits in place: outside the workspace: /etc/hosts").
-func rephraseWrite(what, reason string) string {
-	if strings.HasPrefix(reason, gitDirReason) {
-		return what + ": " + reason
-	}
-	return what + ": " + strings.TrimPrefix(reason, "writes ")
-}
-
 // addRedirPart records the redirections of a statement that is not a
 // simple command ({ ...; } > file, or a bare > file).
 func (c *classifier) addRedirPart(x ctx, s *syntax.Stmt, rd redirs, _ string) {
 	if len(rd.items) == 0 {
 		if s.Cmd == nil && len(s.Redirs) > 0 {
-			c.addPart(x.f, s, "", "", one(Safe, "opens files"))
+			c.addPart(x.f, s, "", "", judge.One(Safe, "opens files"))
 		}
 		return
 	}
@@ -694,9 +658,9 @@ func (c *classifier) addRedirPart(x ctx, s *syntax.Stmt, rd redirs, _ string) {
 	} else if len(s.Redirs) > 0 {
 		text = span(x.f.src, s.Redirs[0].Pos(), redirEnd(s.Redirs[len(s.Redirs)-1]))
 	}
-	r := &res{}
+	r := &judge.Result{}
 	for _, it := range rd.items {
-		r.add(it.lvl, it.reason)
+		r.Add(it.lvl, it.reason)
 	}
 	c.addPartText(text, "", "", r)
 }
@@ -711,7 +675,7 @@ func redirEnd(r *syntax.Redirect) syntax.Pos {
 }
 
 // addPart records a part whose text is the statement's.
-func (c *classifier) addPart(f *frame, s *syntax.Stmt, program, verb string, r *res) {
+func (c *classifier) addPart(f *frame, s *syntax.Stmt, program, verb string, r *judge.Result) {
 	end := s.End()
 	if s.Cmd != nil {
 		end = s.Cmd.End()
@@ -726,7 +690,7 @@ func (c *classifier) addPart(f *frame, s *syntax.Stmt, program, verb string, r *
 }
 
 // addPartText records a part. Its reasons go strongest first.
-func (c *classifier) addPartText(text, program, verb string, r *res) {
+func (c *classifier) addPartText(text, program, verb string, r *judge.Result) {
 	if len(c.parts) >= maxParts {
 		if len(c.parts) == maxParts {
 			c.fail(fmt.Sprintf("more than %d commands", maxParts))
@@ -734,10 +698,10 @@ func (c *classifier) addPartText(text, program, verb string, r *res) {
 		}
 		return
 	}
-	if len(r.reasons) == 0 {
-		r.add(Safe, "no effect")
+	if len(r.Reasons) == 0 {
+		r.Add(Safe, "no effect")
 	}
-	reasons, levels := r.reasons, r.levels
+	reasons, levels := r.Reasons, r.Levels
 	sorted := true
 	for i := 1; i < len(levels); i++ {
 		if levels[i] > levels[i-1] {
@@ -746,23 +710,23 @@ func (c *classifier) addPartText(text, program, verb string, r *res) {
 		}
 	}
 	if !sorted {
-		reasons = make([]string, 0, len(r.reasons))
-		levels = make([]Level, 0, len(r.reasons))
+		reasons = make([]string, 0, len(r.Reasons))
+		levels = make([]Level, 0, len(r.Reasons))
 		for l := Dangerous; l >= Safe; l-- {
-			for i, reason := range r.reasons {
-				if r.levels[i] == l {
+			for i, reason := range r.Reasons {
+				if r.Levels[i] == l {
 					reasons = append(reasons, reason)
 					levels = append(levels, l)
 				}
 			}
 		}
 	}
-	c.parts = append(c.parts, Part{Command: text, Program: program, Verb: verb, Level: r.lvl, Reasons: reasons})
-	fl := r.fl
-	fl.levels = levels
+	c.parts = append(c.parts, Part{Command: text, Program: program, Verb: verb, Level: r.Level, Reasons: reasons})
+	fl := r.Flags
+	fl.Levels = levels
 	c.flags = append(c.flags, fl)
-	if c.collect && len(r.forms) > 0 {
-		c.cmds = append(c.cmds, Command{Text: r.forms[0], Forms: r.forms})
+	if c.collect && len(r.Forms) > 0 {
+		c.cmds = append(c.cmds, Command{Text: r.Forms[0], Forms: r.Forms})
 	}
 }
 
@@ -805,7 +769,7 @@ func (c *classifier) verdict() Verdict {
 			continue
 		}
 		for j, r := range p.Reasons {
-			if c.flags[i].levels[j] != v.Level {
+			if c.flags[i].Levels[j] != v.Level {
 				continue
 			}
 			if p.Program != "" {

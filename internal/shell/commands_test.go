@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
+	"github.com/wisp-agent/wisp/internal/shell/programs"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
@@ -28,39 +30,19 @@ func TestCommandExamples(t *testing.T) {
 }
 
 // TestAssignmentJudgementsExist: every judgement assignments.rules names
-// is one envVar has, which otherwise fails closed.
+// is one programs.EnvVar has, which otherwise fails closed.
 func TestAssignmentJudgementsExist(t *testing.T) {
 	rules.DefaultAssignments().Each(func(name string, c rules.Command) {
 		if c.Judge == "" {
 			return
 		}
-		r := &res{}
+		r := &judge.Result{}
 		n := strings.TrimSuffix(name, "*") + "FLAGS"
 		cl := &classifier{opts: testOpts, table: rules.Default()}
 		cl.setupRoots()
-		cl.envVar(ctx{f: &frame{src: n, cwd: testOpts.Workdir}}, n, literalArg("x"), r)
-		if strings.Contains(strings.Join(r.reasons, " "), "cannot judge") {
-			t.Errorf("%s: no judgement %q in envVar", name, c.Judge)
+		programs.EnvVar(cl.walk(ctx{f: &frame{src: n, cwd: testOpts.Workdir}}), n, judge.LiteralArg("x"), r)
+		if strings.Contains(strings.Join(r.Reasons, " "), "cannot judge") {
+			t.Errorf("%s: no judgement %q in programs.EnvVar", name, c.Judge)
 		}
 	})
-}
-
-// TestCommandJudgementsExist: every judgement the table names is one the
-// code has, and every judgement in the code is used.
-func TestCommandJudgementsExist(t *testing.T) {
-	used := map[string]bool{}
-	rules.DefaultCommands().Each(func(name string, c rules.Command) {
-		if c.Judge == "" {
-			return
-		}
-		used[c.Judge] = true
-		if _, ok := judgements[c.Judge]; !ok {
-			t.Errorf("%s: no judgement %q in the code", name, c.Judge)
-		}
-	})
-	for j := range judgements {
-		if !used[j] {
-			t.Errorf("judgement %q is named by no entry of commands.rules", j)
-		}
-	}
 }

@@ -8,12 +8,14 @@
 // Safe is an allowlist: a line is safe only when every construct in it is
 // on the short grammar of safe.go and every program is a known reader with
 // known options in the data tables of package rules, which also say how
-// bad the programs and variables they know are, or which judgement in
-// code (rules_*.go: wrappers, shells, options that need parsing) reads
-// their arguments. The small languages programs take as arguments (sed
+// bad the programs and variables they know are, or which judgement in code
+// (package programs: wrappers, shells, options that need parsing) reads
+// their arguments. A judgement sees the walk only through the judge.Walk
+// interface; this package holds the walk and the grammar, and no knowledge
+// of any program. The small languages programs take as arguments (sed
 // scripts, awk programs) are read by package sublang, and paths are
-// matched against the credential list by package secretpath. Anything else is at
-// least moderate ("cannot be shown to be read-only: ..."); reading a
+// matched against the credential list by package secretpath. Anything else
+// is at least moderate ("cannot be shown to be read-only: ..."); reading a
 // credential location of package secrets is dangerous however the path is
 // spelled. The classifier fails closed: a line it cannot parse, a command
 // name it cannot know before the line runs, or a construct it does not

@@ -4,21 +4,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"github.com/wisp-agent/wisp/internal/shell/secretpath"
-)
-
-// place is where a path argument lands, as far as the classifier can tell
-// without touching the disk.
-type place int
-
-const (
-	placeUnknown   place = iota // only known at run time
-	placeWorkspace              // inside the workspace
-	placeTemp                   // inside a temporary directory
-	placeSink                   // /dev/null, the terminal, standard streams
-	placeOutside                // anywhere else on the machine
-	placeDevice                 // a device file
-	placeNetwork                // bash's /dev/tcp and /dev/udp
 )
 
 // virtualRoot stands for the workspace when none was given, or when the
@@ -63,11 +50,11 @@ func (c *classifier) setupRoots() {
 
 // resolve turns a path argument into a clean absolute path. ok is false
 // when the path depends on something only known at run time.
-func (c *classifier) resolve(f *frame, a arg) (string, bool) {
-	if !a.known || a.val == "" {
+func (c *classifier) resolve(f *frame, a judge.Arg) (string, bool) {
+	if !a.Known || a.Val == "" {
 		return "", false
 	}
-	p := a.val
+	p := a.Val
 	switch {
 	case strings.HasPrefix(p, "~"):
 		rest, user := p[1:], ""
@@ -91,31 +78,31 @@ func (c *classifier) resolve(f *frame, a arg) (string, bool) {
 }
 
 // where tells where a path argument lands and gives the path to show.
-func (c *classifier) where(f *frame, a arg) (place, string) {
-	if a.known && sinks[a.val] {
-		return placeSink, a.val
+func (c *classifier) where(f *frame, a judge.Arg) (judge.Place, string) {
+	if a.Known && sinks[a.Val] {
+		return judge.PlaceSink, a.Val
 	}
 	p, ok := c.resolve(f, a)
 	if !ok {
-		return placeUnknown, a.text
+		return judge.PlaceUnknown, a.Text
 	}
 	shown := c.show(p)
 	switch {
 	case sinks[p]:
-		return placeSink, shown
+		return judge.PlaceSink, shown
 	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
-		return placeNetwork, shown
+		return judge.PlaceNetwork, shown
 	case strings.HasPrefix(p, "/dev/"):
-		return placeDevice, shown
+		return judge.PlaceDevice, shown
 	case within(p, c.root):
-		return placeWorkspace, shown
+		return judge.PlaceWorkspace, shown
 	}
 	for _, t := range c.temps {
 		if within(p, t) {
-			return placeTemp, shown
+			return judge.PlaceTemp, shown
 		}
 	}
-	return placeOutside, shown
+	return judge.PlaceOutside, shown
 }
 
 // show renders a resolved path for a reason: workspace paths relative,
@@ -174,39 +161,3 @@ func (c *classifier) secret(p string) bool {
 	}
 	return secretpath.Named(p)
 }
-
-// startupFiles are files that a shell or git runs or obeys later, so
-// writing one plants commands for the future.
-var startupFiles = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
-	".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
-	".inputrc": true, ".gitconfig": true, "authorized_keys": true, ".envrc": true,
-}
-
-// plants reports whether writing p plants commands that run later: shell
-// start-up files, SSH authorised keys, git hooks and git's own config.
-func plants(p string) bool {
-	if startupFiles[path.Base(p)] {
-		return true
-	}
-	return strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/config") ||
-		strings.HasSuffix(p, "/.git/hooks")
-}
-
-// inGitDir reports whether p is a .git directory or gitfile, or lies
-// below one, at any depth (sub/.git/config, .git/modules/a/hooks). Git
-// obeys what is there (hooks, config, a gitfile or commondir pointing
-// elsewhere) and runs it outside the sandbox, so only git itself may
-// write there. Case is folded: a case-insensitive file system opens .GIT
-// as .git.
-func inGitDir(p string) bool {
-	i := strings.Index(p, "/.")
-	if i < 0 {
-		return false // the quick way out for most paths
-	}
-	lp := strings.ToLower(p[i:])
-	return strings.HasSuffix(lp, "/.git") || strings.Contains(lp, "/.git/")
-}
-
-// gitDirReason is why writing into .git is dangerous.
-const gitDirReason = "writes into .git (git hooks and config run outside the sandbox): "

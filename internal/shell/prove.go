@@ -6,6 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
 	"github.com/wisp-agent/wisp/internal/shell/secretpath"
 )
@@ -14,9 +15,9 @@ import (
 // stay safe only when the program is a known reader, every option and
 // subcommand is known to only read, every word's value is known, and no
 // file it reads is a credential or lies in a home folder outside the
-// workspace. The rules of rules_*.go judge the same command on their own;
+// workspace. The judgements of package programs judge the same command on their own;
 // the stricter judgement wins.
-func (c *classifier) proveCall(x ctx, args []arg, r *res) {
+func (c *classifier) proveCall(x ctx, args []judge.Arg, r *judge.Result) {
 	name, ok := c.provableName(args[0], r)
 	if !ok {
 		return
@@ -26,36 +27,36 @@ func (c *classifier) proveCall(x ctx, args []arg, r *res) {
 	rl := c.table.Lookup(name, "")
 	dashdash := rl != nil && rl.GlobSafe()
 	for _, a := range args[1:] {
-		if !a.known {
-			r.add(Moderate, notProvable+"a word only known at run time: "+a.text)
+		if !a.Known {
+			r.Add(Moderate, notProvable+"a word only known at run time: "+a.Text)
 			return
 		}
-		if a.glob && !dashdash && globMayBeOption(a.val) {
+		if a.Glob && !dashdash && globMayBeOption(a.Val) {
 			// A file named like an option (-o, --pre=sh) would become one.
-			r.add(Moderate, notProvable+"a glob that may expand to an option: "+a.text)
+			r.Add(Moderate, notProvable+"a glob that may expand to an option: "+a.Text)
 			return
 		}
-		if (a.glob || a.brace) && rl != nil && rl.MaxOperands() >= 0 {
+		if (a.Glob || a.Brace) && rl != nil && rl.MaxOperands() >= 0 {
 			// Two files where one is read turn the second into
 			// another role (uniq in out writes out).
-			r.add(Moderate, notProvable+"a pattern that may expand to more operands than "+name+" reads: "+a.text)
+			r.Add(Moderate, notProvable+"a pattern that may expand to more operands than "+name+" reads: "+a.Text)
 			return
 		}
-		dashdash = dashdash || a.val == "--"
-		words = append(words, a.val)
+		dashdash = dashdash || a.Val == "--"
+		words = append(words, a.Val)
 	}
 	if name == "git" {
 		if why := c.gitUntrusted(x.f, words); why != "" {
-			r.add(Moderate, notProvable+why)
+			r.Add(Moderate, notProvable+why)
 			return
 		}
 	}
 	res := c.table.Check(words)
 	for _, f := range res.Findings {
 		if f.Effect == rules.Secret {
-			r.add(Dangerous, f.Why)
+			r.Add(Dangerous, f.Why)
 		} else {
-			r.add(Moderate, notProvable+f.Why)
+			r.Add(Moderate, notProvable+f.Why)
 		}
 	}
 	if !res.ReadOnly() {
@@ -87,13 +88,13 @@ func (c *classifier) gitUntrusted(f *frame, words []string) string {
 // proveCwd judges the working directory once a cd left the workspace:
 // recursive readers (grep -r, find, ls, du) read it without naming it,
 // and cd itself goes there.
-func (c *classifier) proveCwd(f *frame, r *res) {
+func (c *classifier) proveCwd(f *frame, r *judge.Result) {
 	switch {
 	case f.cwd == c.root:
 	case f.cwd == "":
-		r.add(Moderate, notProvable+"a working directory only known at run time")
+		r.Add(Moderate, notProvable+"a working directory only known at run time")
 	default:
-		a := literalArg(f.cwd)
+		a := judge.LiteralArg(f.cwd)
 		c.proveRead(f, a, r)
 	}
 }
@@ -111,22 +112,22 @@ func globMayBeOption(v string) bool {
 
 // provableName checks the command name: a plain word, naming a program
 // by its name or in a system directory, and not a function.
-func (c *classifier) provableName(a arg, r *res) (string, bool) {
-	if !a.known || a.quoted || a.escaped || a.glob || a.brace || a.val == "" {
-		r.add(Moderate, notProvable+"a command name that is not a plain word: "+a.text)
+func (c *classifier) provableName(a judge.Arg, r *judge.Result) (string, bool) {
+	if !a.Known || a.Quoted || a.Escaped || a.Glob || a.Brace || a.Val == "" {
+		r.Add(Moderate, notProvable+"a command name that is not a plain word: "+a.Text)
 		return "", false
 	}
-	name := a.val
+	name := a.Val
 	if strings.Contains(name, "/") {
 		dir, base := path.Split(path.Clean(name))
-		if !systemBin[strings.TrimSuffix(dir, "/")] {
-			r.add(Moderate, notProvable+"a program named by a path: "+name)
+		if !judge.SystemBin[strings.TrimSuffix(dir, "/")] {
+			r.Add(Moderate, notProvable+"a program named by a path: "+name)
 			return "", false
 		}
 		name = base
 	}
 	if c.funcs[name] {
-		r.add(Moderate, notProvable+"a call of a function: "+name)
+		r.Add(Moderate, notProvable+"a call of a function: "+name)
 		return "", false
 	}
 	return name, true
@@ -134,61 +135,61 @@ func (c *classifier) provableName(a arg, r *res) (string, bool) {
 
 // readArg finds the word a read operand came from, or makes one for a
 // value that was part of an option (--file=x).
-func readArg(v string, args []arg) arg {
+func readArg(v string, args []judge.Arg) judge.Arg {
 	for _, a := range args[1:] {
-		if a.val == v {
+		if a.Val == v {
 			return a
 		}
 	}
-	a := literalArg(v)
-	a.home = strings.HasPrefix(v, "~")
-	a.glob = secretpath.HasMeta(v)
+	a := judge.LiteralArg(v)
+	a.Home = strings.HasPrefix(v, "~")
+	a.Glob = secretpath.HasMeta(v)
 	return a
 }
 
 // proveRead judges a file a read-only command reads.
-func (c *classifier) proveRead(f *frame, a arg, r *res) {
-	if a.val == "-" || sinks[a.val] {
+func (c *classifier) proveRead(f *frame, a judge.Arg, r *judge.Result) {
+	if a.Val == "-" || sinks[a.Val] {
 		return
 	}
 	p, ok := c.resolve(f, a)
 	switch {
 	case !ok:
-		if secretpath.Mentions(a.text) {
-			r.add(Dangerous, "may read a secret: "+a.text)
+		if secretpath.Mentions(a.Text) {
+			r.Add(Dangerous, "may read a secret: "+a.Text)
 			return
 		}
-		r.add(Moderate, notProvable+"a file whose place is only known at run time: "+a.text)
+		r.Add(Moderate, notProvable+"a file whose place is only known at run time: "+a.Text)
 	case sinks[p]:
-	case c.secret(p) || a.glob && c.secretGlob(f, a):
-		r.add(Dangerous, "reads a secret: "+c.show(p))
+	case c.secret(p) || a.Glob && c.secretGlob(f, a):
+		r.Add(Dangerous, "reads a secret: "+c.show(p))
 	case strings.HasPrefix(p, "/dev/"):
-		r.add(Moderate, notProvable+"a read of a device: "+c.show(p))
+		r.Add(Moderate, notProvable+"a read of a device: "+c.show(p))
 	case strings.HasSuffix(strings.ToLower(p), "/.git/config"):
 		// Remote URLs can carry tokens, and the file tools protect
 		// this file: a person sees it read.
-		r.add(Moderate, "reads the repository's configuration, where remote URLs can hold tokens: "+c.show(p))
+		r.Add(Moderate, "reads the repository's configuration, where remote URLs can hold tokens: "+c.show(p))
 	default:
 		if why := c.outsideHome(p); why != "" {
-			r.add(Moderate, why+c.show(p))
+			r.Add(Moderate, why+c.show(p))
 		}
 	}
 }
 
 // proveAssign checks that a variable set by the line is one the table
 // knows cannot change what a program runs, reads or sends.
-func (c *classifier) proveAssign(as *syntax.Assign, r *res) {
+func (c *classifier) proveAssign(as *syntax.Assign, r *judge.Result) {
 	if as.Name == nil {
 		return
 	}
 	if eff, why := c.table.Variable(as.Name.Value); eff != rules.Read {
-		r.add(Moderate, notProvable+"sets "+as.Name.Value+": "+why)
+		r.Add(Moderate, notProvable+"sets "+as.Name.Value+": "+why)
 		return
 	}
 	// A locale or time zone named by a path makes programs load that
 	// file; only names are allowed.
 	if as.Value != nil && strings.Contains(literalText(as.Value), "/") {
-		r.add(Moderate, notProvable+"sets "+as.Name.Value+" to a path")
+		r.Add(Moderate, notProvable+"sets "+as.Name.Value+" to a path")
 	}
 }
 

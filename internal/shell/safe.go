@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -138,7 +139,7 @@ var safeSinks = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/st
 // grammarRedirect checks a redirection. Inputs from files are judged
 // where the command is (readTarget); here only the form.
 func (c *classifier) grammarRedirect(r *syntax.Redirect) {
-	if r.N != nil && !isDigits(r.N.Value) {
+	if r.N != nil && !judge.IsDigits(r.N.Value) {
 		c.unprovable(Moderate, "a redirection that assigns a descriptor to a variable")
 	}
 	switch r.Op {
@@ -147,7 +148,7 @@ func (c *classifier) grammarRedirect(r *syntax.Redirect) {
 			c.unprovable(Moderate, "output redirected to a file")
 		}
 	case syntax.DplOut, syntax.DplIn:
-		if w := r.Word.Lit(); w != "-" && !isDigits(w) {
+		if w := r.Word.Lit(); w != "-" && !judge.IsDigits(w) {
 			c.unprovable(Moderate, "a descriptor duplicated to a file")
 		}
 	case syntax.RdrIn, syntax.WordHdoc:

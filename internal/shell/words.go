@@ -5,51 +5,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// arg is one word of a simple command with what can be known about it
-// before the shell runs: its value when no expansion is involved, and how
-// it could change when one is.
-type arg struct {
-	text    string // as written
-	val     string // value after quote removal; exact when known
-	known   bool   // no expansion: val is what the program receives
-	quoted  bool   // some part is quoted
-	escaped bool   // an unquoted backslash escape
-	ansiC   bool   // $'...'
-	glob    bool   // unquoted *, ? or [, or an extended glob
-	brace   bool   // unquoted brace expansion
-	split   bool   // unquoted expansion: may turn into several words, flags included
-	lead    bool   // the first character is only known at run time
-	subst   bool   // holds a command or process substitution
-	stdin   bool   // stands for the arguments xargs reads from standard input
-	home    bool   // val starts with the home directory ("~" or $HOME)
-	parts   int    // number of word parts
-}
-
-// flagUnknown reports whether the word might be, or turn into, an option
-// the classifier has not seen.
-func (a arg) flagUnknown() bool {
-	return a.stdin || (!a.known && (a.split || a.lead))
-}
-
-// stdinArg stands for words xargs appends from its input.
-var stdinArg = arg{text: "{stdin}", val: "", stdin: true, split: true, lead: true}
-
-// literalArg makes an arg out of text already unquoted (a split string).
-func literalArg(s string) arg {
-	return arg{text: s, val: s, known: true, parts: 1}
-}
-
 // decodeWord works out what the shell will make of w.
-func decodeWord(w *syntax.Word, src string) arg {
-	a := arg{known: true, parts: len(w.Parts), text: span(src, w.Pos(), w.End())}
+func decodeWord(w *syntax.Word, src string) judge.Arg {
+	a := judge.Arg{Known: true, Parts: len(w.Parts), Text: span(src, w.Pos(), w.End())}
 	if len(w.Parts) == 1 {
 		// The common case, a plain word, needs no copy.
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
-			a.val = l.Value
-			a.home = l.Value == "~" || strings.HasPrefix(l.Value, "~/")
+			a.Val = l.Value
+			a.Home = l.Value == "~" || strings.HasPrefix(l.Value, "~/")
 			if strings.ContainsAny(l.Value, "*?[{") {
 				unquoteLit(l.Value, nil, &a)
 			}
@@ -58,11 +25,11 @@ func decodeWord(w *syntax.Word, src string) arg {
 	}
 	var b strings.Builder
 	for i, part := range w.Parts {
-		first := b.Len() == 0 && !a.lead
+		first := b.Len() == 0 && !a.Lead
 		switch p := part.(type) {
 		case *syntax.Lit:
 			if i == 0 && strings.HasPrefix(p.Value, "~") {
-				a.home = p.Value == "~" || strings.HasPrefix(p.Value, "~/")
+				a.Home = p.Value == "~" || strings.HasPrefix(p.Value, "~/")
 			}
 			unquoteLit(p.Value, &b, &a)
 		case *syntax.SglQuoted:
@@ -71,68 +38,68 @@ func decodeWord(w *syntax.Word, src string) arg {
 			decodeDouble(p, &b, &a)
 		case *syntax.ParamExp:
 			if !expandKnownParam(p, first, &b, &a) {
-				a.known = false
-				a.split = true
-				a.lead = a.lead || first
-				a.subst = a.subst || hasSubst(p)
+				a.Known = false
+				a.Split = true
+				a.Lead = a.Lead || first
+				a.Subst = a.Subst || hasSubst(p)
 			}
 		case *syntax.CmdSubst, *syntax.ArithmExp:
-			a.known = false
-			a.split = true
-			a.lead = a.lead || first
-			a.subst = a.subst || hasSubst(p)
+			a.Known = false
+			a.Split = true
+			a.Lead = a.Lead || first
+			a.Subst = a.Subst || hasSubst(p)
 		case *syntax.ProcSubst:
-			a.known = false
-			a.lead = a.lead || first
-			a.subst = true
+			a.Known = false
+			a.Lead = a.Lead || first
+			a.Subst = true
 		case *syntax.ExtGlob:
-			a.glob = true
+			a.Glob = true
 			b.WriteString(span(src, p.Pos(), p.End()))
 		default:
-			a.known = false
-			a.split = true
-			a.lead = a.lead || first
+			a.Known = false
+			a.Split = true
+			a.Lead = a.Lead || first
 		}
 	}
-	a.val = b.String()
+	a.Val = b.String()
 	return a
 }
 
 // decodeSingle adds a single-quoted part ('x' or $'x') to the word.
-func decodeSingle(p *syntax.SglQuoted, first bool, b *strings.Builder, a *arg) {
-	a.quoted = true
+func decodeSingle(p *syntax.SglQuoted, first bool, b *strings.Builder, a *judge.Arg) {
+	a.Quoted = true
 	if !p.Dollar {
 		b.WriteString(p.Value)
 		return
 	}
-	a.ansiC = true
+	a.ANSIC = true
 	s, ok := decodeANSIC(p.Value)
 	if !ok {
-		a.known = false
-		a.lead = a.lead || first
+		a.Known = false
+		a.Lead = a.Lead || first
 	}
 	b.WriteString(s)
 }
 
 // decodeDouble adds a double-quoted part to the word: its expansions are
 // not split, but still unknown unless they are the few fixed ones.
-func decodeDouble(p *syntax.DblQuoted, b *strings.Builder, a *arg) {
-	a.quoted = true
+func decodeDouble(p *syntax.DblQuoted, b *strings.Builder, a *judge.Arg) {
+	a.Quoted = true
 	for _, q := range p.Parts {
-		qfirst := b.Len() == 0 && !a.lead
+		qfirst := b.Len() == 0 && !a.Lead
 		switch q := q.(type) {
 		case *syntax.Lit:
 			unquoteDouble(q.Value, b)
 		case *syntax.ParamExp:
 			if !expandKnownParam(q, qfirst, b, a) {
-				a.known = false
-				a.lead = a.lead || qfirst
-				a.subst = a.subst || hasSubst(q)
+				a.Known = false
+				a.Lead = a.Lead || qfirst
+				a.Subst = a.Subst || hasSubst(q)
 			}
 		default:
-			a.known = false
-			a.lead = a.lead || qfirst
-			a.subst = a.subst || hasSubst(q)
+			a.Known = false
+			a.Lead = a.Lead || qfirst
+			a.Subst = a.Subst || hasSubst(q)
 		}
 	}
 }
@@ -140,7 +107,7 @@ func decodeDouble(p *syntax.DblQuoted, b *strings.Builder, a *arg) {
 // expandKnownParam writes the value of the few parameters whose meaning is
 // fixed for the classifier: $HOME at the start of a word is the home
 // directory and $PWD the current directory.
-func expandKnownParam(p *syntax.ParamExp, first bool, b *strings.Builder, a *arg) bool {
+func expandKnownParam(p *syntax.ParamExp, first bool, b *strings.Builder, a *judge.Arg) bool {
 	if !first || p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
 		p.Repl != nil || p.Exp != nil || p.Names != 0 || p.Flags != nil || p.NestedParam != nil {
 		return false
@@ -148,7 +115,7 @@ func expandKnownParam(p *syntax.ParamExp, first bool, b *strings.Builder, a *arg
 	switch p.Param.Value {
 	case "HOME":
 		b.WriteString("~")
-		a.home = true
+		a.Home = true
 		return true
 	case "PWD":
 		b.WriteString(".")
@@ -160,7 +127,7 @@ func expandKnownParam(p *syntax.ParamExp, first bool, b *strings.Builder, a *arg
 // unquoteLit removes the backslashes of an unquoted literal and notes glob
 // and brace characters that the shell would expand. b may be nil when
 // only the notes are wanted.
-func unquoteLit(s string, b *strings.Builder, a *arg) {
+func unquoteLit(s string, b *strings.Builder, a *judge.Arg) {
 	open := false // after an unescaped '{'
 	sep := false
 	write := func(c byte) {
@@ -171,7 +138,7 @@ func unquoteLit(s string, b *strings.Builder, a *arg) {
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		if ch == '\\' {
-			a.escaped = true
+			a.Escaped = true
 			if i+1 < len(s) {
 				i++
 				write(s[i])
@@ -182,10 +149,10 @@ func unquoteLit(s string, b *strings.Builder, a *arg) {
 		}
 		switch ch {
 		case '*', '?':
-			a.glob = true
+			a.Glob = true
 		case '[':
 			if strings.IndexByte(s[i+1:], ']') >= 0 {
-				a.glob = true
+				a.Glob = true
 			}
 		case '{':
 			open, sep = true, false
@@ -199,7 +166,7 @@ func unquoteLit(s string, b *strings.Builder, a *arg) {
 			}
 		case '}':
 			if open && sep {
-				a.brace = true
+				a.Brace = true
 			}
 			open = false
 		}
@@ -330,21 +297,4 @@ func span(src string, from, to syntax.Pos) string {
 		return ""
 	}
 	return src[a:b]
-}
-
-// normalise joins words as a policy should see them: unquoted where the
-// value is known, as written where it is not, one space apart.
-func normalise(args []arg) string {
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a.known {
-			b.WriteString(a.val)
-		} else {
-			b.WriteString(a.text)
-		}
-	}
-	return b.String()
 }

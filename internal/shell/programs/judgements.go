@@ -1,15 +1,19 @@
-package shell
+package programs
 
 import (
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
 // rule judges one program's arguments.
 type rule func(k *cmd)
+
+// cmd is a command being judged, with the helpers the judgements share.
+type cmd struct{ judge.Cmd }
 
 // judgements are the rules in code that commands.rules names with
 // "judge RULE": each gets the program's name and the table's reason.
@@ -19,7 +23,7 @@ func init() {
 	judgements = map[string]func(name, why string, v *rules.Verbs) rule{
 		"print":   func(name, why string, _ *rules.Verbs) rule { return judgePrint(name, why) },
 		"setsvar": func(name, why string, _ *rules.Verbs) rule { return judgeSetsVar(name, why) },
-		"reader":  func(_, why string, _ *rules.Verbs) rule { return func(k *cmd) { k.add(Safe, why) } },
+		"reader":  func(_, why string, _ *rules.Verbs) rule { return func(k *cmd) { k.Add(Safe, why) } },
 		"words":   func(name, _ string, v *rules.Verbs) rule { return wordsRule(name, v) },
 		"network": func(_, why string, _ *rules.Verbs) rule { return ruleNetwork(why) },
 		"unset": plain(func(k *cmd) {
@@ -61,15 +65,15 @@ func wordsRule(name string, v *rules.Verbs) rule {
 		panic(fmt.Sprintf("commands.rules: %s judged by words has no else line", name))
 	}
 	return func(k *cmd) {
-		for _, a := range k.args {
+		for _, a := range k.Args {
 			for _, w := range v.Words {
-				if w.Matches(a.known, a.val) {
-					k.add(levelNamed(w.Level), w.Why)
+				if w.Matches(a.Known, a.Val) {
+					k.Add(levelNamed(w.Level), w.Why)
 					return
 				}
 			}
 		}
-		k.add(levelNamed(v.Else.Level), v.Else.Why)
+		k.Add(levelNamed(v.Else.Level), v.Else.Why)
 	}
 }
 
@@ -85,8 +89,8 @@ func withVerbs(r rule) func(name, why string, v *rules.Verbs) rule {
 	return func(_, _ string, v *rules.Verbs) rule {
 		sp := verbSpec(v)
 		return func(k *cmd) {
-			k.verbs = v
-			k.valueOpts = &sp
+			k.Verbs = v
+			k.ValueOpts = &sp
 			r(k)
 		}
 	}
@@ -127,7 +131,7 @@ func ruleFor(name string, c rules.Command) rule {
 }
 
 // levelNamed reads a level as commands.rules spells it.
-func levelNamed(s string) Level {
+func levelNamed(s string) judge.Level {
 	switch s {
 	case "safe":
 		return Safe
@@ -135,6 +139,13 @@ func levelNamed(s string) Level {
 		return Moderate
 	}
 	return Dangerous
+}
+
+// Judge judges the command k as the tables and the judgements in code
+// say; a program neither knows is judged as unknown.
+func Judge(k *judge.Cmd) {
+	r, _ := lookup(k.Name)
+	r(&cmd{*k})
 }
 
 // lookup returns the rule for a program name, and whether the program is
@@ -161,20 +172,20 @@ func known(name string) rule {
 // scans (echo, test, ls): printf -v assigns a variable.
 func judgePrint(name, why string) rule {
 	return func(k *cmd) {
-		k.r.noScan = true
+		k.R.NoScan = true
 		if k.subscripts() {
 			return
 		}
-		if name == "printf" && len(k.args) > 0 && k.args[0].known && strings.HasPrefix(k.args[0].val, "-v") {
-			k.add(Moderate, "assigns a shell variable")
-			if v := k.args[0].val[2:]; v != "" {
-				k.setsVars([]arg{literalArg(v)})
-			} else if len(k.args) > 1 {
-				k.setsVars(k.args[1:2])
+		if name == "printf" && len(k.Args) > 0 && k.Args[0].Known && strings.HasPrefix(k.Args[0].Val, "-v") {
+			k.Add(Moderate, "assigns a shell variable")
+			if v := k.Args[0].Val[2:]; v != "" {
+				k.setsVars([]judge.Arg{judge.LiteralArg(v)})
+			} else if len(k.Args) > 1 {
+				k.setsVars(k.Args[1:2])
 			}
 			return
 		}
-		k.add(Safe, why)
+		k.Add(Safe, why)
 	}
 }
 
@@ -186,58 +197,58 @@ func judgeSetsVar(name, why string) rule {
 			return
 		}
 		if name == "mapfile" || name == "readarray" || name == "compgen" {
-			opts, ops := spec{shortVal: "dnOsuCcAGPSWXFotV"}.scan(k.args)
+			opts, ops := judge.Spec{ShortVal: "dnOsuCcAGPSWXFotV"}.Scan(k.Args)
 			if name != "compgen" && len(ops) > 0 {
 				k.setsVars(ops[:1])
 			}
 			if v, ok := optVal(opts, "-V"); ok && name == "compgen" {
-				k.setsVars([]arg{v})
+				k.setsVars([]judge.Arg{v})
 			}
 			if v, ok := optVal(opts, "-C"); ok {
-				k.add(Safe, "runs a callback (judged on its own)")
-				k.nestedScript(v, "runs a callback")
+				k.Add(Safe, "runs a callback (judged on its own)")
+				k.NestedScript(v, "runs a callback")
 				return
 			}
 		}
 		switch name {
 		case "read":
-			opts, ops := spec{shortVal: "adinNptu"}.scan(k.args)
+			opts, ops := judge.Spec{ShortVal: "adinNptu"}.Scan(k.Args)
 			if v, ok := optVal(opts, "-a"); ok {
 				ops = append(ops, v)
 			}
 			k.setsVars(ops)
 		case "getopts":
-			if len(k.args) > 1 {
-				k.setsVars(k.args[1:2])
+			if len(k.Args) > 1 {
+				k.setsVars(k.Args[1:2])
 			}
 		case "wait":
-			opts, _ := spec{shortVal: "p"}.scan(k.args)
+			opts, _ := judge.Spec{ShortVal: "p"}.Scan(k.Args)
 			if v, ok := optVal(opts, "-p"); ok {
-				k.setsVars([]arg{v})
+				k.setsVars([]judge.Arg{v})
 			}
 		}
-		k.add(Safe, why)
+		k.Add(Safe, why)
 	}
 }
 
 // fixed is a rule with one outcome whatever the arguments, except that
 // --version and --help only print.
-func fixed(l Level, reason string) rule {
+func fixed(l judge.Level, reason string) rule {
 	return func(k *cmd) {
-		if onlyInfo(k.args) {
-			k.add(Safe, "prints version or help")
+		if onlyInfo(k.Args) {
+			k.Add(Safe, "prints version or help")
 			return
 		}
-		k.add(l, reason)
+		k.Add(l, reason)
 	}
 }
 
 // onlyInfo reports whether the arguments only ask for a version or help.
-func onlyInfo(args []arg) bool {
-	if len(args) != 1 || !args[0].known {
+func onlyInfo(args []judge.Arg) bool {
+	if len(args) != 1 || !args[0].Known {
 		return false
 	}
-	switch args[0].val {
+	switch args[0].Val {
 	case "--version", "-version", "--help", "-help", "-h", "-V", "version", "help":
 		return true
 	}
@@ -245,11 +256,11 @@ func onlyInfo(args []arg) bool {
 }
 
 func ruleUnknown(k *cmd) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	k.add(Moderate, "not a known command: it may write, install or reach the network")
+	k.Add(Moderate, "not a known command: it may write, install or reach the network")
 	k.embedded()
 }
 
@@ -261,18 +272,18 @@ const maxEmbedded = 4
 // know for a command it may run (numactl rm -rf ~): if the words from a
 // known program on would be dangerous on their own, so is this.
 func (k *cmd) embedded() {
-	if k.hops > 0 {
+	if k.Hops > 0 {
 		return // a wrapper's own arguments were looked at already
 	}
 	tried := 0
-	for i, a := range k.args {
+	for i, a := range k.Args {
 		if tried == maxEmbedded {
 			return
 		}
-		if !a.known || a.val == "" || a.val[0] == '-' || strings.ContainsAny(a.val, "= ") {
+		if !a.Known || a.Val == "" || a.Val[0] == '-' || strings.ContainsAny(a.Val, "= ") {
 			continue
 		}
-		name := a.val
+		name := a.Val
 		if j := strings.LastIndexByte(name, '/'); j >= 0 {
 			name = name[j+1:]
 		}
@@ -280,13 +291,13 @@ func (k *cmd) embedded() {
 			continue
 		}
 		tried++
-		scratch := &res{}
-		k.c.argv(k.x.sub(), k.args[i:], scratch, k.hops+1)
-		if scratch.lvl == Dangerous {
-			k.add(Dangerous, "may run a dangerous command: "+normalise(k.args[i:]))
-			if k.c.collect {
-				k.r.forms = append(k.r.forms, normalise(k.args[i:]))
-				k.r.forms = append(k.r.forms, scratch.forms...)
+		scratch := &judge.Result{}
+		k.W.Sub().Argv(k.Args[i:], scratch, k.Hops+1)
+		if scratch.Level == Dangerous {
+			k.Add(Dangerous, "may run a dangerous command: "+judge.Normalise(k.Args[i:]))
+			if k.W.Collect() {
+				k.R.Forms = append(k.R.Forms, judge.Normalise(k.Args[i:]))
+				k.R.Forms = append(k.R.Forms, scratch.Forms...)
 			}
 			return
 		}
@@ -297,42 +308,32 @@ func (k *cmd) embedded() {
 // command substitution in its subscript: the shell runs it (read
 // 'a[$(id)]', test -v 'a[$(id)]').
 func (k *cmd) subscripts() bool {
-	for _, a := range k.args {
-		if subscriptRuns(a) {
-			k.add(Dangerous, "an array subscript holds a command substitution, which the shell runs")
+	for _, a := range k.Args {
+		if a.SubscriptRuns() {
+			k.Add(Dangerous, "an array subscript holds a command substitution, which the shell runs")
 			return true
 		}
 	}
 	return false
 }
 
-// subscriptRuns reports whether a literal word is a variable name with a
-// subscript that holds a command substitution.
-func subscriptRuns(a arg) bool {
-	if !a.known {
-		return false
-	}
-	i := strings.IndexByte(a.val, '[')
-	return i > 0 && (strings.Contains(a.val[i:], "$(") || strings.Contains(a.val[i:], "`"))
-}
-
 // verbAt returns the first operand and its index, skipping the values of
 // the options in sp.
-func verbAt(args []arg, sp spec) (string, int) {
-	i := sp.firstOperand(args)
+func verbAt(args []judge.Arg, sp judge.Spec) (string, int) {
+	i := sp.FirstOperand(args)
 	if i >= len(args) {
 		return "", i
 	}
-	if !args[i].known {
-		return args[i].text, i
+	if !args[i].Known {
+		return args[i].Text, i
 	}
-	return args[i].val, i
+	return args[i].Val, i
 }
 
 // hasOpt reports whether any option matches one of names.
-func hasOpt(opts []option, names ...string) bool {
+func hasOpt(opts []judge.Option, names ...string) bool {
 	for _, o := range opts {
-		if o.is(names...) {
+		if o.Is(names...) {
 			return true
 		}
 	}
@@ -340,12 +341,12 @@ func hasOpt(opts []option, names ...string) bool {
 }
 
 // optVal returns the value of the last option matching names.
-func optVal(opts []option, names ...string) (arg, bool) {
-	var v arg
+func optVal(opts []judge.Option, names ...string) (judge.Arg, bool) {
+	var v judge.Arg
 	found := false
 	for _, o := range opts {
-		if o.is(names...) && o.has {
-			v, found = o.val, true
+		if o.Is(names...) && o.Has {
+			v, found = o.Val, true
 		}
 	}
 	return v, found
@@ -353,19 +354,19 @@ func optVal(opts []option, names ...string) (arg, bool) {
 
 // verbSpec is the spec of the options a table entry lists as taking a
 // value (before the verb, for a program with verbs).
-func verbSpec(v *rules.Verbs) spec {
-	var sp spec
+func verbSpec(v *rules.Verbs) judge.Spec {
+	var sp judge.Spec
 	for _, o := range v.Values {
 		if long, ok := strings.CutPrefix(o, "--"); ok {
-			sp.longVal = append(sp.longVal, long)
+			sp.LongVal = append(sp.LongVal, long)
 		} else {
-			sp.shortVal += strings.TrimPrefix(o, "-")
+			sp.ShortVal += strings.TrimPrefix(o, "-")
 		}
 	}
 	for _, o := range v.Optional {
-		sp.shortOpt += strings.TrimPrefix(o, "-")
+		sp.ShortOpt += strings.TrimPrefix(o, "-")
 	}
-	sp.posix = v.Posix
+	sp.Posix = v.Posix
 	return sp
 }
 
@@ -375,35 +376,35 @@ func verbsRule(v *rules.Verbs, other string) rule {
 	inner := subcommands(verbSpec(v), v.Safe, v.Dangerous, other)
 	return func(k *cmd) {
 		inner(k)
-		if v.Network == "always" || v.Network == "unless-safe" && k.r.lvl >= Moderate {
-			k.r.fl.net = true
+		if v.Network == "always" || v.Network == "unless-safe" && k.R.Level >= Moderate {
+			k.R.Flags.Net = true
 		}
 	}
 }
 
 // subcommands is a rule for programs with a verb: verbs in safe only read,
 // verbs in danger are dangerous, everything else is moderate.
-func subcommands(sp spec, safe, danger map[string]string, other string) rule {
+func subcommands(sp judge.Spec, safe, danger map[string]string, other string) rule {
 	return func(k *cmd) {
-		if onlyInfo(k.args) {
-			k.add(Safe, "prints version or help")
+		if onlyInfo(k.Args) {
+			k.Add(Safe, "prints version or help")
 			return
 		}
-		verb, _ := verbAt(k.args, sp)
-		k.r.verb = verb
+		verb, _ := verbAt(k.Args, sp)
+		k.R.Verb = verb
 		if why, ok := danger[verb]; ok {
-			k.add(Dangerous, why)
+			k.Add(Dangerous, why)
 			return
 		}
 		if why, ok := safe[verb]; ok {
-			if a, bad := unknownArgs(k.args); bad {
-				k.add(Moderate, "an argument only known at run time may change what it does: "+a.text)
+			if a, bad := judge.UnknownArgs(k.Args); bad {
+				k.Add(Moderate, "an argument only known at run time may change what it does: "+a.Text)
 				return
 			}
-			k.add(Safe, why)
+			k.Add(Safe, why)
 			return
 		}
-		k.add(Moderate, other)
+		k.Add(Moderate, other)
 	}
 }
 
@@ -418,46 +419,46 @@ func set(words ...string) map[string]bool {
 // ruleWisp keeps wisp from steering itself: a nested agent, or an answer to
 // its own approval requests, would step around the gate.
 func ruleWisp(k *cmd) {
-	if len(k.args) == 0 {
-		k.add(Dangerous, "starts another wisp agent")
+	if len(k.Args) == 0 {
+		k.Add(Dangerous, "starts another wisp agent")
 		return
 	}
-	first, second := k.args[0].val, ""
-	if len(k.args) > 1 {
-		second = k.args[1].val
+	first, second := k.Args[0].Val, ""
+	if len(k.Args) > 1 {
+		second = k.Args[1].Val
 	}
 	switch {
-	case !k.args[0].known:
-		k.add(Dangerous, "runs wisp with a command only known at run time")
+	case !k.Args[0].Known:
+		k.Add(Dangerous, "runs wisp with a command only known at run time")
 	case first == "approvals" && (second == "approve" || second == "deny"):
-		k.add(Dangerous, "answers wisp's own approval requests")
+		k.Add(Dangerous, "answers wisp's own approval requests")
 	case first == "trust" && second != "status" && second != "":
-		k.add(Dangerous, "changes which projects wisp trusts")
-	case first == "classify" || first == "logs" || first == "tools" || first == "trust" || first == "approvals" || onlyInfo(k.args):
-		k.add(Safe, "prints wisp information")
+		k.Add(Dangerous, "changes which projects wisp trusts")
+	case first == "classify" || first == "logs" || first == "tools" || first == "trust" || first == "approvals" || onlyInfo(k.Args):
+		k.Add(Safe, "prints wisp information")
 	default:
-		k.add(Dangerous, "starts another wisp agent")
+		k.Add(Dangerous, "starts another wisp agent")
 	}
 }
 
 // ruleScript covers script(1), which records a command's session.
 func ruleScript(k *cmd) {
-	opts, ops := k.valueOpts.scan(k.args)
+	opts, ops := k.ValueOpts.Scan(k.Args)
 	if v, ok := optVal(opts, "-c", "--command"); ok {
-		k.add(Safe, "runs a command and records it (judged on its own)")
-		k.nestedScript(v, "runs a script")
+		k.Add(Safe, "runs a command and records it (judged on its own)")
+		k.NestedScript(v, "runs a script")
 	} else {
-		k.add(Dangerous, "starts a shell that reads commands from standard input")
+		k.Add(Dangerous, "starts a shell that reads commands from standard input")
 	}
 	for _, o := range ops {
-		k.write(o)
+		k.Write(o)
 	}
 	for _, o := range opts {
-		if o.is("-I", "-O", "-B", "-T", "--log-in", "--log-out", "--log-io", "--log-timing") {
-			k.write(o.val)
+		if o.Is("-I", "-O", "-B", "-T", "--log-in", "--log-out", "--log-io", "--log-timing") {
+			k.Write(o.Val)
 		}
 	}
 	if len(ops) == 0 {
-		k.write(literalArg("typescript"))
+		k.Write(judge.LiteralArg("typescript"))
 	}
 }

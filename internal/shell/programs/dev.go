@@ -1,9 +1,11 @@
-package shell
+package programs
 
 import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 )
 
 // Build tools, package managers and other programs with subcommands.
@@ -21,7 +23,7 @@ var goValueFlags = set("C", "o", "p", "asmflags", "buildmode", "compiler", "gccg
 // goFlag is one flag of the go command: -name=value, -name value or -name.
 type goFlag struct {
 	name string
-	val  arg
+	val  judge.Arg
 	has  bool
 }
 
@@ -29,26 +31,26 @@ type goFlag struct {
 // are looked for everywhere, since go test takes them after the packages
 // too; a program's own arguments after go run's package are read as go's,
 // which errs on the strict side.
-func goFlags(args []arg) (flags []goFlag, others []arg) {
+func goFlags(args []judge.Arg) (flags []goFlag, others []judge.Arg) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if !a.known && !a.lead && strings.HasPrefix(a.val, "-") {
+		if !a.Known && !a.Lead && strings.HasPrefix(a.Val, "-") {
 			// -name=$(...): the flag is known, its value is not.
-			if name, _, ok := strings.Cut(a.val, "="); ok && len(name) > 1 {
-				_, text, _ := strings.Cut(a.text, "=")
-				flags = append(flags, goFlag{name: strings.TrimPrefix(name[1:], "-"), val: arg{text: text}, has: true})
+			if name, _, ok := strings.Cut(a.Val, "="); ok && len(name) > 1 {
+				_, text, _ := strings.Cut(a.Text, "=")
+				flags = append(flags, goFlag{name: strings.TrimPrefix(name[1:], "-"), val: judge.Arg{Text: text}, has: true})
 				continue
 			}
 		}
-		if !a.known || len(a.val) < 2 || a.val[0] != '-' || a.val == "--" {
+		if !a.Known || len(a.Val) < 2 || a.Val[0] != '-' || a.Val == "--" {
 			others = append(others, a)
 			continue
 		}
-		name := strings.TrimPrefix(a.val[1:], "-")
+		name := strings.TrimPrefix(a.Val[1:], "-")
 		f := goFlag{name: name}
 		if n, v, ok := strings.Cut(name, "="); ok {
 			f.name, f.has = n, true
-			f.val = literalArg(v)
+			f.val = judge.LiteralArg(v)
 		} else if goValueFlags[name] && i+1 < len(args) {
 			i++
 			f.val, f.has = args[i], true
@@ -59,76 +61,76 @@ func goFlags(args []arg) (flags []goFlag, others []arg) {
 }
 
 func ruleGo(k *cmd) {
-	if len(k.args) == 0 || onlyInfo(k.args) {
-		k.add(Safe, "prints help")
+	if len(k.Args) == 0 || onlyInfo(k.Args) {
+		k.Add(Safe, "prints help")
 		return
 	}
-	verb := k.args[0].val
-	if !k.args[0].known {
-		k.add(Dangerous, "the go verb is only known at run time: "+k.args[0].text)
+	verb := k.Args[0].Val
+	if !k.Args[0].Known {
+		k.Add(Dangerous, "the go verb is only known at run time: "+k.Args[0].Text)
 		return
 	}
-	k.r.verb = verb
-	rest := k.args[1:]
+	k.R.Verb = verb
+	rest := k.Args[1:]
 	flags, others := goFlags(rest)
 	k.goBuildFlags(flags)
 	if v, ok := goFlagNamed(flags, "C"); ok {
-		if pl, shown := k.c.where(k.x.f, v); pl != placeWorkspace && pl != placeTemp {
-			k.add(Moderate, "works in another directory: "+shown)
+		if pl, shown := k.W.Where(v); pl != judge.PlaceWorkspace && pl != judge.PlaceTemp {
+			k.Add(Moderate, "works in another directory: "+shown)
 		}
 	}
-	if k.verbs.NetworkVerbs[verb] {
-		k.r.fl.net = true
+	if k.Verbs.NetworkVerbs[verb] {
+		k.R.Flags.Net = true
 	}
 	switch verb {
 	case "build", "vet", "list", "doc", "version", "env", "help":
 		k.goReads(verb, flags, others)
 	case "fmt", "fix":
 		if hasGoFlag(flags, "n") {
-			k.add(Safe, "prints what it would do")
+			k.Add(Safe, "prints what it would do")
 			return
 		}
-		k.add(Moderate, "rewrites Go source files")
+		k.Add(Moderate, "rewrites Go source files")
 	case "test", "run":
 		for _, name := range []string{"o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir"} {
 			if v, ok := goFlagNamed(flags, name); ok {
-				k.write(v)
+				k.Write(v)
 			}
 		}
 		if verb == "test" {
-			k.add(Moderate, "runs tests, which run project code")
+			k.Add(Moderate, "runs tests, which run project code")
 		} else {
-			k.add(Moderate, "runs a program")
+			k.Add(Moderate, "runs a program")
 		}
 	case "mod":
 		sub := ""
-		if len(rest) > 0 && rest[0].known {
-			sub = rest[0].val
+		if len(rest) > 0 && rest[0].Known {
+			sub = rest[0].Val
 		}
 		switch sub {
 		case "graph", "why", "verify":
-			k.add(Safe, "inspects modules")
+			k.Add(Safe, "inspects modules")
 		default:
-			k.r.fl.net = true
-			k.add(Moderate, "changes or downloads modules")
+			k.R.Flags.Net = true
+			k.Add(Moderate, "changes or downloads modules")
 		}
 	default:
-		if why := k.verbs.Moderate[verb]; why != "" {
-			k.add(Moderate, why)
+		if why := k.Verbs.Moderate[verb]; why != "" {
+			k.Add(Moderate, why)
 			return
 		}
-		k.add(Moderate, "runs the go command")
+		k.Add(Moderate, "runs the go command")
 	}
 }
 
 // goFlagNamed returns the value of the go flag name, and whether it was given.
-func goFlagNamed(flags []goFlag, name string) (arg, bool) {
+func goFlagNamed(flags []goFlag, name string) (judge.Arg, bool) {
 	for _, f := range flags {
 		if f.name == name {
 			return f.val, true
 		}
 	}
-	return arg{}, false
+	return judge.Arg{}, false
 }
 
 func hasGoFlag(flags []goFlag, name string) bool {
@@ -138,25 +140,25 @@ func hasGoFlag(flags []goFlag, name string) bool {
 
 // goReads judges the verbs that build or inspect without running project
 // code, unless their flags say otherwise (go env -w, go list -m -u).
-func (k *cmd) goReads(verb string, flags []goFlag, others []arg) {
+func (k *cmd) goReads(verb string, flags []goFlag, others []judge.Arg) {
 	if verb == "env" && (hasGoFlag(flags, "w") || hasGoFlag(flags, "u")) {
 		k.goEnvWrite(others)
 		return
 	}
 	if verb == "list" && hasGoFlag(flags, "u") && hasGoFlag(flags, "m") {
-		k.add(Moderate, "reaches the network")
+		k.Add(Moderate, "reaches the network")
 		return
 	}
-	if a, bad := unknownArgs(others); bad {
-		k.add(Moderate, "an argument only known at run time could be a flag that runs a program (-toolexec, -vettool): "+a.text)
+	if a, bad := judge.UnknownArgs(others); bad {
+		k.Add(Moderate, "an argument only known at run time could be a flag that runs a program (-toolexec, -vettool): "+a.Text)
 	}
 	for _, name := range []string{"o", "coverprofile", "cpuprofile", "memprofile", "trace"} {
 		if v, ok := goFlagNamed(flags, name); ok {
-			k.writeInside(v, "writes the build output into")
+			k.WriteInside(v, "writes the build output into")
 		}
 	}
-	if len(k.r.reasons) == 0 {
-		k.add(Safe, "builds or inspects Go code without running it")
+	if len(k.R.Reasons) == 0 {
+		k.Add(Safe, "builds or inspects Go code without running it")
 	}
 }
 
@@ -177,11 +179,11 @@ func (k *cmd) goBuildFlags(flags []goFlag) {
 				k.runsProgram(f.val, "-vettool", false)
 			}
 		case "compiler":
-			if !f.val.known || f.val.val != "gc" {
-				k.add(Moderate, "-compiler builds with another compiler, found on PATH: "+f.val.text)
+			if !f.val.Known || f.val.Val != "gc" {
+				k.Add(Moderate, "-compiler builds with another compiler, found on PATH: "+f.val.Text)
 			}
 		case "overlay":
-			k.add(Moderate, "-overlay builds files named in a JSON file in place of the sources")
+			k.Add(Moderate, "-overlay builds files named in a JSON file in place of the sources")
 		case "gcflags", "asmflags", "ldflags":
 			k.goToolFlags(f.name, f.val)
 		case "gccgoflags":
@@ -195,17 +197,17 @@ func (k *cmd) goBuildFlags(flags []goFlag) {
 // output; the linker's -extld and -extar name programs it runs,
 // -extldflags and -linkmode=external hand the link to the C toolchain,
 // and -o and the profile flags write files.
-func (k *cmd) goToolFlags(flag string, v arg) {
+func (k *cmd) goToolFlags(flag string, v judge.Arg) {
 	what := "-" + flag
-	if !v.known {
-		if strings.Contains(v.val, "-ext") {
-			k.add(Dangerous, what+" names another linker or its flags, only known at run time: "+v.text)
+	if !v.Known {
+		if strings.Contains(v.Val, "-ext") {
+			k.Add(Dangerous, what+" names another linker or its flags, only known at run time: "+v.Text)
 			return
 		}
-		k.add(Moderate, what+" is only known at run time, and could name another linker or write files: "+v.text)
+		k.Add(Moderate, what+" is only known at run time, and could name another linker or write files: "+v.Text)
 		return
 	}
-	s := v.val
+	s := v.Val
 	if s != "" && s[0] != '-' {
 		// [pattern=]flags: the pattern names the packages the flags apply to.
 		if i := strings.IndexByte(s, '='); i >= 0 {
@@ -214,7 +216,7 @@ func (k *cmd) goToolFlags(flag string, v arg) {
 	}
 	fields, ok := splitQuoted(s)
 	if !ok {
-		k.add(Moderate, what+" has unbalanced quotes: "+v.text)
+		k.Add(Moderate, what+" has unbalanced quotes: "+v.Text)
 		return
 	}
 	for i := 0; i < len(fields); i++ {
@@ -236,29 +238,29 @@ func (k *cmd) goToolFlags(flag string, v arg) {
 		switch name {
 		case "extld", "extar":
 			if flag == "ldflags" {
-				k.runsProgram(literalArg(take()), what+" -"+name, true)
+				k.runsProgram(judge.LiteralArg(take()), what+" -"+name, true)
 			}
 		case "extldflags":
 			if flag == "ldflags" {
-				k.ccFlags(literalArg(take()), what+" -extldflags")
+				k.ccFlags(judge.LiteralArg(take()), what+" -extldflags")
 			}
 		case "linkmode":
 			if v := take(); v != "internal" && v != "auto" && flag == "ldflags" {
-				k.add(Moderate, what+" -linkmode="+v+" links with the C toolchain, which runs programs named in its settings")
+				k.Add(Moderate, what+" -linkmode="+v+" links with the C toolchain, which runs programs named in its settings")
 			}
 		case "I":
 			if flag == "ldflags" {
-				k.add(Moderate, what+" -I sets the program that loads the binary whenever it runs: "+take())
+				k.Add(Moderate, what+" -I sets the program that loads the binary whenever it runs: "+take())
 			}
 		case "o", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "traceprofile", "trace", "tmpdir",
 			"bench", "asmhdr", "linkobj", "benchmarkprofile", "capturehostobjs":
 			w := take()
-			b := literalArg(w)
-			b.home = strings.HasPrefix(w, "~")
-			k.writeInside(b, what+" -"+name+" writes into")
+			b := judge.LiteralArg(w)
+			b.Home = strings.HasPrefix(w, "~")
+			k.WriteInside(b, what+" -"+name+" writes into")
 		case "json":
 			if _, dest, ok := strings.Cut(take(), "file://"); ok {
-				k.writeInside(literalArg(dest), what+" -json writes into")
+				k.WriteInside(judge.LiteralArg(dest), what+" -json writes into")
 			}
 		}
 		// Other flags (-X, -s, -w, -N, -l, -trimpath...) change only the
@@ -272,12 +274,12 @@ func (k *cmd) goToolFlags(flag string, v arg) {
 // -extldflags, -gccgoflags). Flags in the environment escape the checks
 // go makes on #cgo lines, and a few make the compiler load or run a
 // program: plug-ins, -wrapper, -B, -specs, a linker by path.
-func (k *cmd) ccFlags(v arg, what string) {
-	if !v.known {
-		k.add(Moderate, what+" is only known at run time, and could make the C compiler run a program: "+v.text)
+func (k *cmd) ccFlags(v judge.Arg, what string) {
+	if !v.Known {
+		k.Add(Moderate, what+" is only known at run time, and could make the C compiler run a program: "+v.Text)
 		return
 	}
-	fields, _ := splitQuoted(v.val)
+	fields, _ := splitQuoted(v.Val)
 	if len(fields) == 0 {
 		return
 	}
@@ -286,11 +288,11 @@ func (k *cmd) ccFlags(v arg, what string) {
 		if strings.Contains(lf, "plugin") || strings.HasPrefix(f, "-wrapper") || strings.HasPrefix(f, "-B") ||
 			strings.HasPrefix(f, "-specs") || strings.HasPrefix(f, "--specs") || f == "-load" ||
 			strings.HasPrefix(f, "--ld-path") || strings.HasPrefix(f, "-fuse-ld=") && strings.Contains(f, "/") {
-			k.add(Dangerous, what+" makes the C compiler load or run another program: "+f)
+			k.Add(Dangerous, what+" makes the C compiler load or run another program: "+f)
 			return
 		}
 	}
-	k.add(Moderate, what+" hands flags to the C compiler or linker, and some flags make them run other programs")
+	k.Add(Moderate, what+" hands flags to the C compiler or linker, and some flags make them run other programs")
 }
 
 // runsProgram judges an option or variable naming a program that another
@@ -300,16 +302,16 @@ func (k *cmd) ccFlags(v arg, what string) {
 // written it (the workspace, a temporary directory). cmdline says the
 // value is a command line (go splits -toolexec and -exec into words),
 // which is then judged as a command of its own.
-func (k *cmd) runsProgram(v arg, what string, cmdline bool) {
-	if !v.known {
-		k.add(Dangerous, what+" runs a program only known at run time: "+v.text)
+func (k *cmd) runsProgram(v judge.Arg, what string, cmdline bool) {
+	if !v.Known {
+		k.Add(Dangerous, what+" runs a program only known at run time: "+v.Text)
 		return
 	}
-	prog := v.val
+	prog := v.Val
 	if cmdline {
-		fields, ok := splitQuoted(v.val)
+		fields, ok := splitQuoted(v.Val)
 		if !ok {
-			k.add(Dangerous, what+" names a command with unbalanced quotes: "+v.text)
+			k.Add(Dangerous, what+" names a command with unbalanced quotes: "+v.Text)
 			return
 		}
 		if len(fields) == 0 {
@@ -320,48 +322,48 @@ func (k *cmd) runsProgram(v arg, what string, cmdline bool) {
 	if prog == "" {
 		return
 	}
-	if strings.Contains(prog, "/") && !systemBin[path.Dir(path.Clean(prog))] {
-		b := literalArg(prog)
-		b.home = strings.HasPrefix(prog, "~")
-		switch pl, shown := k.c.where(k.x.f, b); pl {
-		case placeOutside:
-			k.add(Moderate, what+" runs a program by path: "+shown)
-		case placeWorkspace, placeTemp:
-			k.add(Dangerous, what+" runs a program from the workspace or a temporary directory (commands here can write it): "+shown)
+	if strings.Contains(prog, "/") && !judge.SystemBin[path.Dir(path.Clean(prog))] {
+		b := judge.LiteralArg(prog)
+		b.Home = strings.HasPrefix(prog, "~")
+		switch pl, shown := k.W.Where(b); pl {
+		case judge.PlaceOutside:
+			k.Add(Moderate, what+" runs a program by path: "+shown)
+		case judge.PlaceWorkspace, judge.PlaceTemp:
+			k.Add(Dangerous, what+" runs a program from the workspace or a temporary directory (commands here can write it): "+shown)
 		default:
-			k.add(Dangerous, what+" runs a program only known at run time: "+shown)
+			k.Add(Dangerous, what+" runs a program only known at run time: "+shown)
 		}
 	} else {
-		k.add(Moderate, what+" runs another program: "+prog)
+		k.Add(Moderate, what+" runs another program: "+prog)
 	}
 	if cmdline {
-		k.nestedScript(v, what+" runs a command")
+		k.NestedScript(v, what+" runs a command")
 	} else {
-		k.nestedArgv([]arg{literalArg(prog)})
+		k.NestedArgv([]judge.Arg{judge.LiteralArg(prog)})
 	}
 }
 
 // goEnvWrite judges go env -w and -u, which change the settings of every
 // later go command: a setting that would make one go command run another
 // program, or reach elsewhere, is planted for all of them.
-func (k *cmd) goEnvWrite(ops []arg) {
-	scratch := &res{}
+func (k *cmd) goEnvWrite(ops []judge.Arg) {
+	scratch := &judge.Result{}
 	for _, a := range ops {
-		if !a.known {
-			k.add(Dangerous, "go env -w sets a value only known at run time: "+a.text)
+		if !a.Known {
+			k.Add(Dangerous, "go env -w sets a value only known at run time: "+a.Text)
 			return
 		}
-		name, val, ok := strings.Cut(a.val, "=")
+		name, val, ok := strings.Cut(a.Val, "=")
 		if !ok {
 			continue // go env -u NAME
 		}
-		k.c.envVar(k.x, name, literalArg(val), scratch)
+		EnvVar(k.W, name, judge.LiteralArg(val), scratch)
 	}
-	if scratch.lvl > Safe {
-		k.add(Dangerous, "go env -w makes a setting permanent for every later go command: "+strings.Join(scratch.reasons, "; "))
+	if scratch.Level > Safe {
+		k.Add(Dangerous, "go env -w makes a setting permanent for every later go command: "+strings.Join(scratch.Reasons, "; "))
 		return
 	}
-	k.add(Moderate, "changes Go's settings")
+	k.Add(Moderate, "changes Go's settings")
 }
 
 // splitQuoted splits s into words at blanks, keeping quoted runs together
@@ -403,61 +405,61 @@ func splitQuoted(s string) (words []string, ok bool) {
 }
 
 func ruleFormatter(k *cmd) {
-	for _, a := range k.args {
-		if !a.known {
+	for _, a := range k.Args {
+		if !a.Known {
 			continue
 		}
-		switch a.val {
+		switch a.Val {
 		case "-w", "-i", "--in-place", "--write", "--fix", "-fix":
-			k.add(Moderate, "rewrites files")
+			k.Add(Moderate, "rewrites files")
 			return
 		}
 	}
-	switch k.name {
+	switch k.Name {
 	case "black", "autopep8", "yapf", "isort", "rustfmt":
-		for _, a := range k.args {
-			if a.known && (a.val == "--check" || a.val == "--diff" || a.val == "-d" || a.val == "--version") {
-				k.add(Safe, "checks formatting")
+		for _, a := range k.Args {
+			if a.Known && (a.Val == "--check" || a.Val == "--diff" || a.Val == "-d" || a.Val == "--version") {
+				k.Add(Safe, "checks formatting")
 				return
 			}
 		}
-		if k.name == "black" || k.name == "isort" || k.name == "rustfmt" {
-			k.add(Moderate, "rewrites files")
+		if k.Name == "black" || k.Name == "isort" || k.Name == "rustfmt" {
+			k.Add(Moderate, "rewrites files")
 			return
 		}
 	}
-	k.add(Safe, "prints formatted code")
+	k.Add(Safe, "prints formatted code")
 }
 
 // ruleCargo reads cargo's verbs from its commands.rules entry; only fmt,
 // which --check makes read-only, is decided here.
 func ruleCargo(k *cmd) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, *k.valueOpts)
-	k.r.verb = verb
-	if k.verbs.NetworkVerbs[verb] {
-		k.r.fl.net = true
+	verb, i := verbAt(k.Args, *k.ValueOpts)
+	k.R.Verb = verb
+	if k.Verbs.NetworkVerbs[verb] {
+		k.R.Flags.Net = true
 	}
 	switch {
-	case verb == "" || k.verbs.Safe[verb] != "":
-		k.add(Safe, "prints project information")
+	case verb == "" || k.Verbs.Safe[verb] != "":
+		k.Add(Safe, "prints project information")
 	case verb == "fmt":
-		for _, a := range k.args[i+1:] {
-			if a.known && a.val == "--check" {
-				k.add(Safe, "checks formatting")
+		for _, a := range k.Args[i+1:] {
+			if a.Known && a.Val == "--check" {
+				k.Add(Safe, "checks formatting")
 				return
 			}
 		}
-		k.add(Moderate, "rewrites source files")
-	case k.verbs.Dangerous[verb] != "":
-		k.add(Dangerous, k.verbs.Dangerous[verb])
-	case k.verbs.Moderate[verb] != "":
-		k.add(Moderate, k.verbs.Moderate[verb])
+		k.Add(Moderate, "rewrites source files")
+	case k.Verbs.Dangerous[verb] != "":
+		k.Add(Dangerous, k.Verbs.Dangerous[verb])
+	case k.Verbs.Moderate[verb] != "":
+		k.Add(Moderate, k.Verbs.Moderate[verb])
 	default:
-		k.add(Moderate, "builds or runs project code (build scripts and macros run)")
+		k.Add(Moderate, "builds or runs project code (build scripts and macros run)")
 	}
 }
 
@@ -465,16 +467,16 @@ func ruleCargo(k *cmd) {
 // commands.rules entry (dangerous, safe, moderate; network-verbs reach
 // the network), and reports whether the entry lists it.
 func (k *cmd) verbFromTable(verb string) bool {
-	if k.verbs.NetworkVerbs[verb] {
-		k.r.fl.net = true
+	if k.Verbs.NetworkVerbs[verb] {
+		k.R.Flags.Net = true
 	}
 	switch {
-	case k.verbs.Dangerous[verb] != "":
-		k.add(Dangerous, k.verbs.Dangerous[verb])
-	case k.verbs.Safe[verb] != "":
-		k.add(Safe, k.verbs.Safe[verb])
-	case k.verbs.Moderate[verb] != "":
-		k.add(Moderate, k.verbs.Moderate[verb])
+	case k.Verbs.Dangerous[verb] != "":
+		k.Add(Dangerous, k.Verbs.Dangerous[verb])
+	case k.Verbs.Safe[verb] != "":
+		k.Add(Safe, k.Verbs.Safe[verb])
+	case k.Verbs.Moderate[verb] != "":
+		k.Add(Moderate, k.Verbs.Moderate[verb])
 	default:
 		return false
 	}
@@ -484,29 +486,29 @@ func (k *cmd) verbFromTable(verb string) bool {
 // packageVerb finds the verb of a package manager (after the options its
 // entry lists as taking a value) and the arguments after it; done says
 // a lone --version or --help settled the verdict.
-func (k *cmd) packageVerb() (verb string, rest []arg, done bool) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+func (k *cmd) packageVerb() (verb string, rest []judge.Arg, done bool) {
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return "", nil, true
 	}
-	verb, i := verbAt(k.args, *k.valueOpts)
-	k.r.verb = verb
-	if i < len(k.args) {
-		rest = k.args[i+1:]
+	verb, i := verbAt(k.Args, *k.ValueOpts)
+	k.R.Verb = verb
+	if i < len(k.Args) {
+		rest = k.Args[i+1:]
 	}
 	return verb, rest, false
 }
 
 // judgeAs judges args as the arguments of the program name, with its
 // table entry, into this command's verdict (uv pip, python -m pip).
-func (k *cmd) judgeAs(name string, args []arg) {
+func (k *cmd) judgeAs(name string, args []judge.Arg) {
 	r, _ := lookup(name)
-	r(&cmd{c: k.c, x: k.x, name: name, args: args, r: k.r, hops: k.hops})
+	r(&cmd{judge.Cmd{W: k.W, Name: name, Args: args, R: k.R, Hops: k.Hops}})
 }
 
 // firstIs reports whether the first of args is known and one of words.
-func firstIs(args []arg, words ...string) bool {
-	return len(args) > 0 && args[0].known && slices.Contains(words, args[0].val)
+func firstIs(args []judge.Arg, words ...string) bool {
+	return len(args) > 0 && args[0].Known && slices.Contains(words, args[0].Val)
 }
 
 // ruleNpm reads npm's verbs from its commands.rules entry; config,
@@ -516,23 +518,23 @@ func ruleNpm(k *cmd) {
 	switch {
 	case done:
 	case verb == "audit":
-		k.r.fl.net = true
+		k.R.Flags.Net = true
 		if len(rest) == 0 {
-			k.add(Moderate, "reaches the package registry")
+			k.Add(Moderate, "reaches the package registry")
 			return
 		}
-		k.add(Moderate, "installs or removes packages (install scripts run)")
+		k.Add(Moderate, "installs or removes packages (install scripts run)")
 	case k.verbFromTable(verb):
 	case verb == "config" || verb == "c":
 		if firstIs(rest, "get", "list", "ls") {
-			k.add(Safe, "reads npm configuration")
+			k.Add(Safe, "reads npm configuration")
 			return
 		}
-		k.add(Moderate, "changes npm configuration")
+		k.Add(Moderate, "changes npm configuration")
 	case verb == "version" && len(rest) == 0:
-		k.add(Safe, "prints versions")
+		k.Add(Safe, "prints versions")
 	default:
-		k.add(Moderate, "runs package scripts, which run project code")
+		k.Add(Moderate, "runs package scripts, which run project code")
 	}
 }
 
@@ -544,24 +546,24 @@ func ruleYarn(k *cmd) {
 	case done:
 	case verb == "config":
 		if firstIs(rest, "get", "list") {
-			k.add(Safe, "reads configuration")
+			k.Add(Safe, "reads configuration")
 			return
 		}
-		k.add(Moderate, "changes configuration")
+		k.Add(Moderate, "changes configuration")
 	case verb == "npm":
-		k.r.fl.net = true
+		k.R.Flags.Net = true
 		if firstIs(rest, "publish", "login", "logout") {
-			k.add(Dangerous, "publishes to or changes a package registry")
+			k.Add(Dangerous, "publishes to or changes a package registry")
 			return
 		}
-		k.add(Moderate, "talks to the package registry")
+		k.Add(Moderate, "talks to the package registry")
 	case verb == "":
 		// yarn alone installs.
-		k.r.fl.net = true
-		k.add(Moderate, "installs or removes packages (install scripts run)")
+		k.R.Flags.Net = true
+		k.Add(Moderate, "installs or removes packages (install scripts run)")
 	case k.verbFromTable(verb):
 	default:
-		k.add(Moderate, "runs package scripts, which run project code")
+		k.Add(Moderate, "runs package scripts, which run project code")
 	}
 }
 
@@ -572,16 +574,16 @@ func rulePip(k *cmd) {
 	switch {
 	case done:
 	case verb == "":
-		k.add(Safe, "prints package information")
+		k.Add(Safe, "prints package information")
 	case verb == "config" || verb == "cache":
 		if firstIs(rest, "list", "get", "dir", "info", "debug") {
-			k.add(Safe, "prints configuration")
+			k.Add(Safe, "prints configuration")
 			return
 		}
-		k.add(Moderate, "changes pip's configuration or cache")
+		k.Add(Moderate, "changes pip's configuration or cache")
 	case k.verbFromTable(verb):
 	default:
-		k.add(Moderate, "runs pip")
+		k.Add(Moderate, "runs pip")
 	}
 }
 
@@ -593,108 +595,108 @@ func ruleUv(k *cmd) {
 	case done:
 	case verb == "pip":
 		k.judgeAs("pip", rest)
-		k.r.verb = "pip " + k.r.verb
+		k.R.Verb = "pip " + k.R.Verb
 	case k.verbFromTable(verb):
 	default:
-		k.add(Moderate, "installs packages or runs project code")
+		k.Add(Moderate, "installs packages or runs project code")
 	}
 }
 
 func ruleMake(k *cmd) {
-	sp := k.valueOpts
-	if onlyInfo(k.args) || len(k.args) == 1 && k.args[0].known && k.args[0].val == "-v" {
-		k.add(Safe, "prints version or help")
+	sp := k.ValueOpts
+	if onlyInfo(k.Args) || len(k.Args) == 1 && k.Args[0].Known && k.Args[0].Val == "-v" {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	opts, ops := sp.scan(k.args)
+	opts, ops := sp.Scan(k.Args)
 	for _, o := range ops {
-		if o.known && !strings.Contains(o.val, "=") {
-			k.r.verb = o.val
+		if o.Known && !strings.Contains(o.Val, "=") {
+			k.R.Verb = o.Val
 			break
 		}
 	}
 	if hasOpt(opts, "--eval") {
-		k.add(Moderate, "evaluates make code from its options")
+		k.Add(Moderate, "evaluates make code from its options")
 	}
-	k.add(Moderate, "runs the recipes of a makefile, which run commands")
+	k.Add(Moderate, "runs the recipes of a makefile, which run commands")
 }
 
 func ruleDocker(k *cmd) {
-	sp := *k.valueOpts
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	sp := *k.ValueOpts
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, sp)
-	k.r.verb = verb
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
+	verb, i := verbAt(k.Args, sp)
+	k.R.Verb = verb
+	var rest []judge.Arg
+	if i < len(k.Args) {
+		rest = k.Args[i+1:]
 	}
 	sub := ""
-	if len(rest) > 0 && rest[0].known {
-		sub = rest[0].val
+	if len(rest) > 0 && rest[0].Known {
+		sub = rest[0].Val
 	}
 	switch {
-	case k.verbs.Safe[verb] != "":
-		k.add(Safe, k.verbs.Safe[verb])
+	case k.Verbs.Safe[verb] != "":
+		k.Add(Safe, k.Verbs.Safe[verb])
 		if verb == "search" {
-			k.r.fl.net = true
-			k.add(Moderate, "reaches the network")
+			k.R.Flags.Net = true
+			k.Add(Moderate, "reaches the network")
 		}
-	case k.verbs.Dangerous[verb] != "":
-		k.add(Dangerous, k.verbs.Dangerous[verb])
+	case k.Verbs.Dangerous[verb] != "":
+		k.Add(Dangerous, k.Verbs.Dangerous[verb])
 	case verb == "push" || verb == "login" || verb == "logout":
-		k.r.fl.net = true
-		k.add(Dangerous, "publishes images or changes registry credentials")
+		k.R.Flags.Net = true
+		k.Add(Dangerous, "publishes images or changes registry credentials")
 	case verb == "system" && sub == "prune", verb == "volume" && (sub == "rm" || sub == "prune"),
 		verb == "image" && (sub == "rm" || sub == "prune"), verb == "container" && (sub == "rm" || sub == "prune" || sub == "kill"),
 		verb == "network" && (sub == "rm" || sub == "prune"), verb == "builder" && sub == "prune",
 		verb == "compose" && (sub == "rm" || sub == "kill"):
-		k.add(Dangerous, "destroys containers, images or volumes")
+		k.Add(Dangerous, "destroys containers, images or volumes")
 	case verb == "compose" && sub == "down":
 		for _, a := range rest {
-			if a.known && (a.val == "-v" || a.val == "--volumes" || a.val == "--rmi") {
-				k.add(Dangerous, "destroys volumes or images")
+			if a.Known && (a.Val == "-v" || a.Val == "--volumes" || a.Val == "--rmi") {
+				k.Add(Dangerous, "destroys volumes or images")
 				return
 			}
 		}
-		k.add(Moderate, "stops containers")
+		k.Add(Moderate, "stops containers")
 	case (verb == "compose" || verb == "container" || verb == "image" || verb == "volume" || verb == "network" ||
 		verb == "context" || verb == "system" || verb == "buildx" || verb == "manifest") &&
 		(sub == "ls" || sub == "ps" || sub == "logs" || sub == "config" || sub == "images" || sub == "top" ||
 			sub == "version" || sub == "inspect" || sub == "show" || sub == "df" || sub == "info" || sub == "list" || sub == "history" || sub == "port"):
-		k.add(Safe, "inspects containers")
+		k.Add(Safe, "inspects containers")
 	default:
 		if verb == "run" || verb == "create" || verb == "container" && (sub == "run" || sub == "create") || verb == "compose" {
 			k.dockerRun(rest)
 		}
-		k.r.fl.net = k.r.fl.net || verb == "pull" || verb == "build" || verb == "run"
-		k.add(Moderate, "runs or changes containers")
+		k.R.Flags.Net = k.R.Flags.Net || verb == "pull" || verb == "build" || verb == "run"
+		k.Add(Moderate, "runs or changes containers")
 	}
 }
 
 // dockerRun looks for the options that hand a container the host.
-func (k *cmd) dockerRun(args []arg) {
+func (k *cmd) dockerRun(args []judge.Arg) {
 	for i, a := range args {
-		if !a.known {
+		if !a.Known {
 			continue
 		}
-		v := a.val
+		v := a.Val
 		val := ""
 		if j := strings.IndexByte(v, '='); j >= 0 {
 			v, val = v[:j], v[j+1:]
-		} else if i+1 < len(args) && args[i+1].known {
-			val = args[i+1].val
+		} else if i+1 < len(args) && args[i+1].Known {
+			val = args[i+1].Val
 		}
 		switch v {
 		case "--privileged":
-			k.add(Dangerous, "runs a privileged container, which controls the host")
+			k.Add(Dangerous, "runs a privileged container, which controls the host")
 		case "--cap-add", "--device", "--security-opt":
-			k.add(Dangerous, "gives a container host capabilities or devices")
+			k.Add(Dangerous, "gives a container host capabilities or devices")
 		case "--pid", "--userns", "--uts", "--ipc", "--cgroupns":
 			if val == "host" {
-				k.add(Dangerous, "shares the host's namespaces with a container")
+				k.Add(Dangerous, "shares the host's namespaces with a container")
 			}
 		case "-v", "--volume", "--mount":
 			src := val
@@ -710,10 +712,10 @@ func (k *cmd) dockerRun(args []arg) {
 				src, _, _ = strings.Cut(val, ":")
 			}
 			if strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, ".") {
-				b := literalArg(src)
-				b.home = strings.HasPrefix(src, "~")
-				if pl, shown := k.c.where(k.x.f, b); pl != placeWorkspace && pl != placeTemp {
-					k.add(Dangerous, "mounts a host path outside the workspace into a container: "+shown)
+				b := judge.LiteralArg(src)
+				b.Home = strings.HasPrefix(src, "~")
+				if pl, shown := k.W.Where(b); pl != judge.PlaceWorkspace && pl != judge.PlaceTemp {
+					k.Add(Dangerous, "mounts a host path outside the workspace into a container: "+shown)
 				}
 			}
 		}
@@ -723,74 +725,74 @@ func (k *cmd) dockerRun(args []arg) {
 // ruleKubectl reads kubectl's verbs from its commands.rules entry; what
 // get and describe read (secrets) is decided here.
 func ruleKubectl(k *cmd) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, *k.valueOpts)
-	k.r.verb = verb
-	k.r.fl.net = true
-	if why := k.verbs.Dangerous[verb]; why != "" {
-		k.add(Dangerous, why)
+	verb, i := verbAt(k.Args, *k.ValueOpts)
+	k.R.Verb = verb
+	k.R.Flags.Net = true
+	if why := k.Verbs.Dangerous[verb]; why != "" {
+		k.Add(Dangerous, why)
 		return
 	}
 	if verb == "get" || verb == "describe" {
-		for _, a := range k.args[min(i+1, len(k.args)):] {
-			if a.known && (a.val == "secret" || a.val == "secrets" || strings.HasPrefix(a.val, "secret/") || strings.HasPrefix(a.val, "secrets/")) {
-				k.add(Dangerous, "reads cluster secrets")
+		for _, a := range k.Args[min(i+1, len(k.Args)):] {
+			if a.Known && (a.Val == "secret" || a.Val == "secrets" || strings.HasPrefix(a.Val, "secret/") || strings.HasPrefix(a.Val, "secrets/")) {
+				k.Add(Dangerous, "reads cluster secrets")
 				return
 			}
 		}
 	}
 	switch {
-	case k.verbs.Safe[verb] != "":
-		k.r.fl.net = false
-		k.add(Safe, k.verbs.Safe[verb])
-	case k.verbs.Moderate[verb] != "":
-		k.add(Moderate, k.verbs.Moderate[verb])
+	case k.Verbs.Safe[verb] != "":
+		k.R.Flags.Net = false
+		k.Add(Safe, k.Verbs.Safe[verb])
+	case k.Verbs.Moderate[verb] != "":
+		k.Add(Moderate, k.Verbs.Moderate[verb])
 	default:
-		k.add(Moderate, "changes cluster resources")
+		k.Add(Moderate, "changes cluster resources")
 	}
 }
 
 func ruleTerraform(k *cmd) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, *k.valueOpts)
-	k.r.verb = verb
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
+	verb, i := verbAt(k.Args, *k.ValueOpts)
+	k.R.Verb = verb
+	var rest []judge.Arg
+	if i < len(k.Args) {
+		rest = k.Args[i+1:]
 	}
 	sub := ""
-	if len(rest) > 0 && rest[0].known {
-		sub = rest[0].val
+	if len(rest) > 0 && rest[0].Known {
+		sub = rest[0].Val
 	}
 	for _, a := range rest {
-		if a.known && (a.val == "-destroy" || a.val == "--destroy") {
-			k.add(Dangerous, "destroys infrastructure")
+		if a.Known && (a.Val == "-destroy" || a.Val == "--destroy") {
+			k.Add(Dangerous, "destroys infrastructure")
 			return
 		}
 	}
 	switch {
 	case verb == "destroy" || verb == "force-unlock" || verb == "state" && (sub == "rm" || sub == "push" || sub == "replace-provider") || verb == "workspace" && sub == "delete":
-		k.add(Dangerous, "destroys infrastructure or its state")
+		k.Add(Dangerous, "destroys infrastructure or its state")
 	case verb == "version" || verb == "validate" || verb == "fmt" && hasDashOpt(rest, "-check") || verb == "providers" || verb == "graph" || verb == "state" && (sub == "list" || sub == "show") || verb == "show":
-		k.add(Safe, "prints infrastructure information")
+		k.Add(Safe, "prints infrastructure information")
 	case verb == "apply":
-		k.r.fl.net = true
-		k.add(Moderate, "changes infrastructure")
+		k.R.Flags.Net = true
+		k.Add(Moderate, "changes infrastructure")
 	default:
-		k.r.fl.net = true
-		k.add(Moderate, "plans or changes infrastructure")
+		k.R.Flags.Net = true
+		k.Add(Moderate, "plans or changes infrastructure")
 	}
 }
 
-func hasDashOpt(args []arg, name string) bool {
+func hasDashOpt(args []judge.Arg, name string) bool {
 	for _, a := range args {
-		if a.known && (a.val == name || strings.HasPrefix(a.val, name+"=")) {
+		if a.Known && (a.Val == name || strings.HasPrefix(a.Val, name+"=")) {
 			return true
 		}
 	}
@@ -798,129 +800,129 @@ func hasDashOpt(args []arg, name string) bool {
 }
 
 func ruleGh(k *cmd) {
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.args, *k.valueOpts)
-	k.r.verb = verb
-	k.r.fl.net = true
-	var rest []arg
-	if i < len(k.args) {
-		rest = k.args[i+1:]
+	verb, i := verbAt(k.Args, *k.ValueOpts)
+	k.R.Verb = verb
+	k.R.Flags.Net = true
+	var rest []judge.Arg
+	if i < len(k.Args) {
+		rest = k.Args[i+1:]
 	}
 	sub := ""
-	if len(rest) > 0 && rest[0].known {
-		sub = rest[0].val
+	if len(rest) > 0 && rest[0].Known {
+		sub = rest[0].Val
 	}
 	switch {
 	case verb == "auth" && (sub == "token" || hasDashOpt(rest, "--show-token") || hasDashOpt(rest, "-t")),
 		verb == "secret", verb == "ssh-key", verb == "gpg-key", verb == "variable" && sub != "list":
-		k.add(Dangerous, "reads or changes credentials")
+		k.Add(Dangerous, "reads or changes credentials")
 	case sub == "delete" || sub == "archive" || verb == "repo" && sub == "rename" || verb == "api" && (hasDashOpt(rest, "-X") || hasDashOpt(rest, "--method")):
-		k.add(Dangerous, "deletes or changes repositories on the server")
+		k.Add(Dangerous, "deletes or changes repositories on the server")
 	default:
-		k.add(Moderate, "talks to the code host")
+		k.Add(Moderate, "talks to the code host")
 	}
 }
 
 func ruleDpkg(k *cmd) {
-	for _, a := range k.args {
-		if !a.known {
+	for _, a := range k.Args {
+		if !a.Known {
 			continue
 		}
-		switch a.val {
+		switch a.Val {
 		case "-r", "--remove", "-P", "--purge", "--force-all", "--force-remove-essential":
-			k.add(Dangerous, "removes system packages")
+			k.Add(Dangerous, "removes system packages")
 			return
 		case "-i", "--install", "--unpack", "--configure", "--set-selections", "-x", "--extract", "-b", "--build":
-			k.add(Moderate, "installs or unpacks packages")
+			k.Add(Moderate, "installs or unpacks packages")
 			return
 		}
 	}
-	k.add(Safe, "queries packages")
+	k.Add(Safe, "queries packages")
 }
 
 func rulePacman(k *cmd) {
-	for _, a := range k.args {
-		if !a.known || !strings.HasPrefix(a.val, "-") || strings.HasPrefix(a.val, "--") {
+	for _, a := range k.Args {
+		if !a.Known || !strings.HasPrefix(a.Val, "-") || strings.HasPrefix(a.Val, "--") {
 			continue
 		}
-		switch a.val[1] {
+		switch a.Val[1] {
 		case 'R':
-			k.add(Dangerous, "removes system packages")
+			k.Add(Dangerous, "removes system packages")
 			return
 		case 'Q', 'F', 'T':
-			k.add(Safe, "queries packages")
+			k.Add(Safe, "queries packages")
 			return
 		case 'S':
-			if strings.ContainsAny(a.val[2:], "si") && !strings.ContainsAny(a.val[2:], "uy") {
-				k.add(Safe, "queries packages")
+			if strings.ContainsAny(a.Val[2:], "si") && !strings.ContainsAny(a.Val[2:], "uy") {
+				k.Add(Safe, "queries packages")
 				return
 			}
 		}
 	}
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	k.add(Moderate, "installs or updates system packages")
+	k.Add(Moderate, "installs or updates system packages")
 }
 
 func ruleRpm(k *cmd) {
-	for _, a := range k.args {
-		if !a.known || !strings.HasPrefix(a.val, "-") {
+	for _, a := range k.Args {
+		if !a.Known || !strings.HasPrefix(a.Val, "-") {
 			continue
 		}
 		switch {
-		case a.val == "-e" || a.val == "--erase" || strings.HasPrefix(a.val, "-e") && !strings.HasPrefix(a.val, "--"):
-			k.add(Dangerous, "removes system packages")
+		case a.Val == "-e" || a.Val == "--erase" || strings.HasPrefix(a.Val, "-e") && !strings.HasPrefix(a.Val, "--"):
+			k.Add(Dangerous, "removes system packages")
 			return
-		case strings.HasPrefix(a.val, "-q") || a.val == "--query" || a.val == "-V" || a.val == "--verify":
-			k.add(Safe, "queries packages")
+		case strings.HasPrefix(a.Val, "-q") || a.Val == "--query" || a.Val == "-V" || a.Val == "--verify":
+			k.Add(Safe, "queries packages")
 			return
 		}
 	}
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	k.add(Moderate, "installs or updates system packages")
+	k.Add(Moderate, "installs or updates system packages")
 }
 
 func ruleCompiler(k *cmd) {
-	for i, a := range k.args {
-		if !a.known {
+	for i, a := range k.Args {
+		if !a.Known {
 			continue
 		}
 		switch {
-		case a.val == "--noEmit" && k.name == "tsc":
-			k.add(Safe, "type-checks without writing")
+		case a.Val == "--noEmit" && k.Name == "tsc":
+			k.Add(Safe, "type-checks without writing")
 			return
-		case a.val == "-o" || a.val == "--outfile" || a.val == "--outDir" || a.val == "--out-dir" || a.val == "-d" && k.name == "javac":
-			if i+1 < len(k.args) {
-				k.write(k.args[i+1])
+		case a.Val == "-o" || a.Val == "--outfile" || a.Val == "--outDir" || a.Val == "--out-dir" || a.Val == "-d" && k.Name == "javac":
+			if i+1 < len(k.Args) {
+				k.Write(k.Args[i+1])
 			}
-		case strings.HasPrefix(a.val, "-o") && len(a.val) > 2 && k.name != "tsc":
-			k.write(literalArg(a.val[2:]))
-		case strings.HasPrefix(a.val, "--outfile=") || strings.HasPrefix(a.val, "--outdir="):
-			_, v, _ := strings.Cut(a.val, "=")
-			k.write(literalArg(v))
+		case strings.HasPrefix(a.Val, "-o") && len(a.Val) > 2 && k.Name != "tsc":
+			k.Write(judge.LiteralArg(a.Val[2:]))
+		case strings.HasPrefix(a.Val, "--outfile=") || strings.HasPrefix(a.Val, "--outdir="):
+			_, v, _ := strings.Cut(a.Val, "=")
+			k.Write(judge.LiteralArg(v))
 		}
 	}
-	if onlyInfo(k.args) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	k.add(Moderate, "compiles code and writes the output")
+	k.Add(Moderate, "compiles code and writes the output")
 }
 
 func ruleYq(k *cmd) {
-	for _, a := range k.args {
-		if a.known && (a.val == "-i" || a.val == "--inplace" || strings.HasPrefix(a.val, "-i") && !strings.HasPrefix(a.val, "--") && len(a.val) <= 3) {
-			k.add(Moderate, "edits files in place")
+	for _, a := range k.Args {
+		if a.Known && (a.Val == "-i" || a.Val == "--inplace" || strings.HasPrefix(a.Val, "-i") && !strings.HasPrefix(a.Val, "--") && len(a.Val) <= 3) {
+			k.Add(Moderate, "edits files in place")
 			return
 		}
 	}
-	k.add(Safe, "filters YAML")
+	k.Add(Safe, "filters YAML")
 }

@@ -1,8 +1,9 @@
-package shell
+package programs
 
 import (
 	"strings"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"github.com/wisp-agent/wisp/internal/shell/sublang"
 )
 
@@ -10,16 +11,16 @@ import (
 // own (sed, awk, find).
 
 func ruleShell(k *cmd) {
-	args := k.args
+	args := k.Args
 	cmdMode, stdinMode, noexec := false, false, false
 	i := 0
 options:
 	for ; i < len(args); i++ {
 		a := args[i]
-		if !a.known {
+		if !a.Known {
 			break
 		}
-		v := a.val
+		v := a.Val
 		switch {
 		case v == "--" || v == "-":
 			i++
@@ -28,9 +29,9 @@ options:
 			switch v {
 			case "--rcfile", "--init-file":
 				i++
-				k.add(Moderate, "runs a start-up file")
+				k.Add(Moderate, "runs a start-up file")
 			case "--version", "--help":
-				k.add(Safe, "prints version or help")
+				k.Add(Safe, "prints version or help")
 				return
 			}
 			continue
@@ -52,30 +53,30 @@ options:
 			}
 		}
 	}
-	var ops []arg
+	var ops []judge.Arg
 	if i < len(args) {
 		ops = args[i:]
 	}
 	switch {
 	case noexec && !cmdMode:
-		k.add(Safe, "checks syntax only")
+		k.Add(Safe, "checks syntax only")
 	case cmdMode:
 		if len(ops) == 0 {
-			k.add(Safe, "does nothing: -c without a script")
+			k.Add(Safe, "does nothing: -c without a script")
 			return
 		}
-		k.add(Safe, "runs the script given on its command line (judged on its own)")
-		k.nestedScript(ops[0], "runs a script")
+		k.Add(Safe, "runs the script given on its command line (judged on its own)")
+		k.NestedScript(ops[0], "runs a script")
 	case len(ops) > 0 && !stdinMode && !stdinPath(ops[0]):
 		script := ops[0]
-		if !script.known {
-			k.add(Dangerous, "runs a script produced at run time: "+script.text)
+		if !script.Known {
+			k.Add(Dangerous, "runs a script produced at run time: "+script.Text)
 			return
 		}
 		if k.runsFile(script) {
 			return
 		}
-		k.add(Moderate, "runs the script "+script.val)
+		k.Add(Moderate, "runs the script "+script.Val)
 	default:
 		k.stdinScript()
 	}
@@ -83,46 +84,47 @@ options:
 
 // stdinScript judges a shell that reads its commands from standard input.
 func (k *cmd) stdinScript() {
-	switch k.x.in {
-	case inText:
-		if !k.x.textKnown {
-			k.add(Dangerous, "runs a here-doc built at run time")
+	in := k.W.Stdin()
+	switch in.In {
+	case judge.InText:
+		if !in.Known {
+			k.Add(Dangerous, "runs a here-doc built at run time")
 			return
 		}
-		k.add(Safe, "runs the here-doc (judged on its own)")
-		k.nestedScript(literalArg(k.x.text), "runs a script")
-	case inPipe:
-		if k.x.netIn {
-			k.add(Dangerous, "runs a download: pipes the network into a shell")
+		k.Add(Safe, "runs the here-doc (judged on its own)")
+		k.NestedScript(judge.LiteralArg(in.Text), "runs a script")
+	case judge.InPipe:
+		if in.Net {
+			k.Add(Dangerous, "runs a download: pipes the network into a shell")
 			return
 		}
-		k.add(Dangerous, "runs commands read from a pipe, which cannot be analysed")
-	case inFile:
-		k.add(Moderate, "runs a script from a file")
+		k.Add(Dangerous, "runs commands read from a pipe, which cannot be analysed")
+	case judge.InFile:
+		k.Add(Moderate, "runs a script from a file")
 	default:
-		k.add(Dangerous, "reads commands from standard input, which cannot be analysed")
+		k.Add(Dangerous, "reads commands from standard input, which cannot be analysed")
 	}
 }
 
 func ruleEval(k *cmd) {
-	k.add(Dangerous, "runs a string as code")
-	if len(k.args) == 0 {
+	k.Add(Dangerous, "runs a string as code")
+	if len(k.Args) == 0 {
 		return
 	}
-	for _, a := range k.args {
-		if !a.known {
+	for _, a := range k.Args {
+		if !a.Known {
 			return
 		}
 	}
-	k.nestedScript(literalArg(normalise(k.args)), "runs a script")
+	k.NestedScript(judge.LiteralArg(judge.Normalise(k.Args)), "runs a script")
 }
 
 func ruleSource(k *cmd) {
-	if len(k.args) > 0 && !k.args[0].known {
-		k.add(Dangerous, "runs code produced at run time in this shell: "+k.args[0].text)
+	if len(k.Args) > 0 && !k.Args[0].Known {
+		k.Add(Dangerous, "runs code produced at run time in this shell: "+k.Args[0].Text)
 		return
 	}
-	k.add(Dangerous, "runs a script inside this shell, which cannot be analysed")
+	k.Add(Dangerous, "runs a script inside this shell, which cannot be analysed")
 }
 
 // lang describes an interpreter's command line.
@@ -167,22 +169,22 @@ func langOf(name string) (lang, bool) {
 }
 
 func ruleInterpreter(k *cmd) {
-	if onlyInfo(k.args) || len(k.args) == 1 && k.args[0].known && (k.args[0].val == "-v" && (k.name == "node" || k.name == "perl" || k.name == "php")) {
-		k.add(Safe, "prints version or help")
+	if onlyInfo(k.Args) || len(k.Args) == 1 && k.Args[0].Known && (k.Args[0].Val == "-v" && (k.Name == "node" || k.Name == "perl" || k.Name == "php")) {
+		k.Add(Safe, "prints version or help")
 		return
 	}
-	if k.name == "bun" || k.name == "deno" {
-		k.add(Moderate, "runs code")
+	if k.Name == "bun" || k.Name == "deno" {
+		k.Add(Moderate, "runs code")
 		return
 	}
-	lg, _ := langOf(k.name)
+	lg, _ := langOf(k.Name)
 	c := interpCall{lg: lg}
 	if k.interpOptions(&c) {
 		return
 	}
-	var ops []arg
-	if c.i < len(k.args) {
-		ops = k.args[c.i:]
+	var ops []judge.Arg
+	if c.i < len(k.Args) {
+		ops = k.Args[c.i:]
 	}
 	switch {
 	case c.module != "":
@@ -194,12 +196,12 @@ func ruleInterpreter(k *cmd) {
 		}
 		if c.inplace {
 			for _, f := range ops {
-				k.write(f)
+				k.Write(f)
 			}
 		}
 		return
 	case c.check && len(ops) > 0:
-		k.add(Safe, "checks syntax only")
+		k.Add(Safe, "checks syntax only")
 		return
 	}
 	if len(ops) > 0 && !stdinPath(ops[0]) {
@@ -212,8 +214,8 @@ func ruleInterpreter(k *cmd) {
 // interpCall is what an interpreter's options say it is to run.
 type interpCall struct {
 	lg      lang
-	i       int   // the index of the first operand
-	code    []arg // code given inline (-c, -e)
+	i       int         // the index of the first operand
+	code    []judge.Arg // code given inline (-c, -e)
 	module  string
 	inplace bool // -i: the operands are files it rewrites
 	check   bool // only checks the syntax
@@ -222,23 +224,23 @@ type interpCall struct {
 // interpOptions reads the interpreter's options into c, and reports
 // whether they alone settled the verdict (--version).
 func (k *cmd) interpOptions(c *interpCall) bool {
-	args := k.args
+	args := k.Args
 	for ; c.i < len(args); c.i++ {
 		a := args[c.i]
-		if !a.known || len(a.val) < 2 || a.val[0] != '-' {
+		if !a.Known || len(a.Val) < 2 || a.Val[0] != '-' {
 			return false
 		}
-		if a.val == "--" {
+		if a.Val == "--" {
 			c.i++
 			return false
 		}
-		if strings.HasPrefix(a.val, "--") {
-			if k.interpLong(c, a.val[2:]) {
+		if strings.HasPrefix(a.Val, "--") {
+			if k.interpLong(c, a.Val[2:]) {
 				return true
 			}
 			continue
 		}
-		if k.interpShort(c, a.val) {
+		if k.interpShort(c, a.Val) {
 			return false
 		}
 	}
@@ -249,15 +251,15 @@ func (k *cmd) interpOptions(c *interpCall) bool {
 // whether it settled the verdict.
 func (k *cmd) interpLong(c *interpCall, opt string) bool {
 	name, val, eq := strings.Cut(opt, "=")
-	take := func() arg {
+	take := func() judge.Arg {
 		if eq {
-			return literalArg(val)
+			return judge.LiteralArg(val)
 		}
-		if c.i+1 < len(k.args) {
+		if c.i+1 < len(k.Args) {
 			c.i++
-			return k.args[c.i]
+			return k.Args[c.i]
 		}
-		return literalArg("")
+		return judge.LiteralArg("")
 	}
 	switch {
 	case contains(c.lg.long, name):
@@ -265,9 +267,9 @@ func (k *cmd) interpLong(c *interpCall, opt string) bool {
 	case contains(c.lg.longVal, name):
 		take()
 	case name == "version" || name == "help":
-		k.add(Safe, "prints version or help")
+		k.Add(Safe, "prints version or help")
 		return true
-	case name == "check" && k.name == "node":
+	case name == "check" && k.Name == "node":
 		c.check = true
 	}
 	return false
@@ -281,29 +283,29 @@ func (k *cmd) interpShort(c *interpCall, v string) bool {
 	for j := 1; j < len(v); j++ {
 		ch := v[j]
 		rest := v[j+1:]
-		takeVal := func() arg {
+		takeVal := func() judge.Arg {
 			if rest != "" {
-				return literalArg(rest)
+				return judge.LiteralArg(rest)
 			}
-			if c.i+1 < len(k.args) {
+			if c.i+1 < len(k.Args) {
 				c.i++
-				return k.args[c.i]
+				return k.Args[c.i]
 			}
-			return literalArg("")
+			return judge.LiteralArg("")
 		}
 		switch {
 		case strings.IndexByte(lg.inline, ch) >= 0:
 			c.code = append(c.code, takeVal())
-			if k.name != "perl" && k.name != "ruby" {
+			if k.Name != "perl" && k.Name != "ruby" {
 				c.i++
 				return true
 			}
 			return false
 		case lg.module != 0 && ch == lg.module:
 			m := takeVal()
-			c.module = m.val
-			if !m.known {
-				c.module = m.text
+			c.module = m.Val
+			if !m.Known {
+				c.module = m.Text
 			}
 			c.i++
 			return true
@@ -314,8 +316,8 @@ func (k *cmd) interpShort(c *interpCall, v string) bool {
 			c.check = true
 		case lg.server != 0 && ch == lg.server:
 			takeVal()
-			k.add(Moderate, "serves files over the network")
-			k.r.fl.net = true
+			k.Add(Moderate, "serves files over the network")
+			k.R.Flags.Net = true
 			return false
 		case strings.IndexByte(lg.value, ch) >= 0:
 			takeVal()
@@ -330,19 +332,19 @@ func (k *cmd) interpShort(c *interpCall, v string) bool {
 }
 
 // interpScript judges running the program file ops[0].
-func (k *cmd) interpScript(ops []arg, inplace bool) {
+func (k *cmd) interpScript(ops []judge.Arg, inplace bool) {
 	script := ops[0]
-	if !script.known {
-		k.add(Dangerous, "runs code produced at run time: "+script.text)
+	if !script.Known {
+		k.Add(Dangerous, "runs code produced at run time: "+script.Text)
 		return
 	}
 	if k.runsFile(script) {
 		return
 	}
-	k.add(Moderate, "runs the program "+script.val)
+	k.Add(Moderate, "runs the program "+script.Val)
 	if inplace {
 		for _, f := range ops[1:] {
-			k.write(f)
+			k.Write(f)
 		}
 	}
 }
@@ -350,23 +352,24 @@ func (k *cmd) interpScript(ops []arg, inplace bool) {
 // interpStdin judges an interpreter given neither code nor a program: it
 // reads its standard input.
 func (k *cmd) interpStdin() {
-	switch k.x.in {
-	case inText:
-		if k.x.textKnown {
-			k.inlineCode(literalArg(k.x.text))
+	in := k.W.Stdin()
+	switch in.In {
+	case judge.InText:
+		if in.Known {
+			k.inlineCode(judge.LiteralArg(in.Text))
 		} else {
-			k.add(Moderate, "runs inline code, which is not analysed")
+			k.Add(Moderate, "runs inline code, which is not analysed")
 		}
-	case inPipe:
-		if k.x.netIn {
-			k.add(Dangerous, "runs a download: pipes the network into an interpreter")
+	case judge.InPipe:
+		if in.Net {
+			k.Add(Dangerous, "runs a download: pipes the network into an interpreter")
 			return
 		}
-		k.add(Moderate, "runs code read from a pipe")
-	case inFile:
-		k.add(Moderate, "runs a program from a file")
+		k.Add(Moderate, "runs code read from a pipe")
+	case judge.InFile:
+		k.Add(Moderate, "runs a program from a file")
 	default:
-		k.add(Moderate, "starts an interactive interpreter")
+		k.Add(Moderate, "starts an interactive interpreter")
 	}
 }
 
@@ -392,193 +395,193 @@ var shellOuts = []string{
 var netHints = []string{"http://", "https://", "urllib", "requests", "fetch(", "socket", "net.", "lwp", "http.get", "open-uri"}
 
 // inlineCode judges code given on the command line or in a here-doc.
-func (k *cmd) inlineCode(code arg) {
-	if !code.known {
-		k.add(Dangerous, "runs inline code built at run time: "+code.text)
+func (k *cmd) inlineCode(code judge.Arg) {
+	if !code.Known {
+		k.Add(Dangerous, "runs inline code built at run time: "+code.Text)
 		return
 	}
-	low := strings.ToLower(code.val)
+	low := strings.ToLower(code.Val)
 	for _, s := range shellOuts {
 		if strings.Contains(low, s) {
-			k.add(Dangerous, "inline code runs other commands, which cannot be analysed")
+			k.Add(Dangerous, "inline code runs other commands, which cannot be analysed")
 			return
 		}
 	}
 	for _, s := range netHints {
 		if strings.Contains(low, s) {
-			k.add(Moderate, "inline code reaches the network")
-			k.r.fl.net = true
+			k.Add(Moderate, "inline code reaches the network")
+			k.R.Flags.Net = true
 			return
 		}
 	}
-	k.add(Moderate, "runs inline code, which is not analysed")
+	k.Add(Moderate, "runs inline code, which is not analysed")
 }
 
-func (k *cmd) pythonModule(module string, ops []arg) {
-	k.r.verb = "-m " + module
+func (k *cmd) pythonModule(module string, ops []judge.Arg) {
+	k.R.Verb = "-m " + module
 	switch module {
 	case "pip", "pip3":
-		k.r.program = "pip"
+		k.R.Program = "pip"
 		k.judgeAs("pip", ops)
 	case "json.tool", "pydoc", "tabnanny", "site", "platform", "sysconfig":
-		k.add(Safe, "prints information")
+		k.Add(Safe, "prints information")
 	case "http.server", "SimpleHTTPServer", "smtpd", "ftplib":
-		k.add(Moderate, "serves files over the network")
-		k.r.fl.net = true
+		k.Add(Moderate, "serves files over the network")
+		k.R.Flags.Net = true
 	case "venv", "virtualenv", "ensurepip":
-		k.add(Moderate, "creates a virtual environment")
+		k.Add(Moderate, "creates a virtual environment")
 	case "pytest", "unittest", "doctest", "nose":
-		k.add(Moderate, "runs tests, which run project code")
+		k.Add(Moderate, "runs tests, which run project code")
 	default:
-		k.add(Moderate, "runs the module "+module)
+		k.Add(Moderate, "runs the module "+module)
 	}
 }
 
 // Awk.
 
 func ruleAwk(k *cmd) {
-	sp := k.valueOpts
-	opts, ops := sp.scan(k.args)
+	sp := k.ValueOpts
+	opts, ops := sp.Scan(k.Args)
 	sandbox := hasOpt(opts, "--sandbox", "-S")
-	var progs []arg
+	var progs []judge.Arg
 	for _, o := range opts {
 		switch {
-		case o.is("-f", "--file", "-E", "--exec"):
-			k.add(Moderate, "runs an awk program from a file")
-		case o.is("-i", "--include"):
-			k.add(Moderate, "runs an awk library from a file")
-		case o.is("-l", "--load"):
-			k.add(Dangerous, "loads a native extension")
-		case o.is("-e", "--source"):
-			progs = append(progs, o.val)
-		case o.is("-d", "-o", "-p", "--dump-variables", "--pretty-print", "--profile"):
-			k.add(Moderate, "writes a file of its own")
+		case o.Is("-f", "--file", "-E", "--exec"):
+			k.Add(Moderate, "runs an awk program from a file")
+		case o.Is("-i", "--include"):
+			k.Add(Moderate, "runs an awk library from a file")
+		case o.Is("-l", "--load"):
+			k.Add(Dangerous, "loads a native extension")
+		case o.Is("-e", "--source"):
+			progs = append(progs, o.Val)
+		case o.Is("-d", "-o", "-p", "--dump-variables", "--pretty-print", "--profile"):
+			k.Add(Moderate, "writes a file of its own")
 		}
 	}
 	if len(progs) == 0 && !hasOpt(opts, "-f", "--file", "-E", "--exec") {
 		if len(ops) == 0 {
-			k.add(Safe, "does nothing: no program")
+			k.Add(Safe, "does nothing: no program")
 			return
 		}
 		progs = append(progs, ops[0])
 	}
 	for _, p := range progs {
-		if !p.known {
-			k.add(Dangerous, "runs an awk program only known at run time: "+p.text)
+		if !p.Known {
+			k.Add(Dangerous, "runs an awk program only known at run time: "+p.Text)
 			continue
 		}
 		if sandbox {
 			continue
 		}
-		execs, writes, files := sublang.Awk(p.val)
+		execs, writes, files := sublang.Awk(p.Val)
 		if execs {
-			k.add(Dangerous, "the awk program runs commands, which cannot be analysed")
+			k.Add(Dangerous, "the awk program runs commands, which cannot be analysed")
 		}
 		for _, f := range files {
-			k.write(literalArg(f))
+			k.Write(judge.LiteralArg(f))
 		}
 		if writes {
-			k.add(Moderate, "the awk program writes files named at run time")
+			k.Add(Moderate, "the awk program writes files named at run time")
 		}
 	}
-	if len(k.r.reasons) == 0 {
-		k.add(Safe, "filters text")
+	if len(k.R.Reasons) == 0 {
+		k.Add(Safe, "filters text")
 	}
 }
 
 // Sed.
 
 func ruleSed(k *cmd) {
-	sp := spec{
-		shortVal: "efl",
-		shortOpt: "i",
-		longVal:  []string{"expression", "file", "line-length"},
+	sp := judge.Spec{
+		ShortVal: "efl",
+		ShortOpt: "i",
+		LongVal:  []string{"expression", "file", "line-length"},
 	}
-	opts, ops := sp.scan(k.args)
-	if a, bad := unknownArgs(k.args); bad {
-		k.add(Dangerous, "an argument only known at run time could be a sed command that runs programs: "+a.text)
+	opts, ops := sp.Scan(k.Args)
+	if a, bad := judge.UnknownArgs(k.Args); bad {
+		k.Add(Dangerous, "an argument only known at run time could be a sed command that runs programs: "+a.Text)
 		return
 	}
-	var scripts []arg
+	var scripts []judge.Arg
 	inPlace, sandbox := false, false
 	for _, o := range opts {
 		switch {
-		case o.is("-e", "--expression"):
-			scripts = append(scripts, o.val)
-		case o.is("-f", "--file"):
-			k.add(Moderate, "runs a sed script from a file")
-		case o.is("-i", "--in-place"):
+		case o.Is("-e", "--expression"):
+			scripts = append(scripts, o.Val)
+		case o.Is("-f", "--file"):
+			k.Add(Moderate, "runs a sed script from a file")
+		case o.Is("-i", "--in-place"):
 			inPlace = true
-		case o.is("--sandbox"):
+		case o.Is("--sandbox"):
 			sandbox = true
 		}
 	}
 	if len(scripts) == 0 && !hasOpt(opts, "-f", "--file") {
 		if len(ops) == 0 {
-			k.add(Safe, "does nothing: no script")
+			k.Add(Safe, "does nothing: no script")
 			return
 		}
 		scripts, ops = ops[:1], ops[1:]
 	}
 	for _, s := range scripts {
-		if !s.known {
-			k.add(Dangerous, "runs a sed script only known at run time: "+s.text)
+		if !s.Known {
+			k.Add(Dangerous, "runs a sed script only known at run time: "+s.Text)
 			continue
 		}
-		writes, reads, execs, ok := sublang.Sed(s.val)
+		writes, reads, execs, ok := sublang.Sed(s.Val)
 		switch {
 		case !ok:
-			k.add(Dangerous, "cannot analyse the sed script")
+			k.Add(Dangerous, "cannot analyse the sed script")
 		case sandbox:
 		default:
 			if execs {
-				k.add(Dangerous, "the sed script runs commands")
+				k.Add(Dangerous, "the sed script runs commands")
 			}
 			for _, w := range writes {
-				k.write(literalArg(w))
+				k.Write(judge.LiteralArg(w))
 			}
 			for _, r := range reads {
-				if p, ok := k.c.resolve(k.x.f, literalArg(r)); ok && k.c.secret(p) {
-					k.add(Dangerous, "touches a secret: "+k.c.show(p))
+				if p, ok := k.W.Resolve(judge.LiteralArg(r)); ok && k.W.Secret(p) {
+					k.Add(Dangerous, "touches a secret: "+k.W.Show(p))
 				}
 			}
 		}
 	}
 	if inPlace {
 		if len(ops) == 0 {
-			k.add(Moderate, "edits files in place")
+			k.Add(Moderate, "edits files in place")
 		}
 		for _, f := range ops {
-			if l, reason := k.c.writeTo(k.x.f, f); reason != "" {
-				k.add(l, rephraseWrite("edits in place", reason))
+			if l, reason := k.W.WriteTo(f); reason != "" {
+				k.Add(l, judge.RephraseWrite("edits in place", reason))
 			}
 		}
 	}
-	if len(k.r.reasons) == 0 {
-		k.add(Safe, "filters text")
+	if len(k.R.Reasons) == 0 {
+		k.Add(Safe, "filters text")
 	}
 }
 
 // Find.
 
 func ruleFind(k *cmd) {
-	starts, expr := findStarts(k.args)
-	if a, bad := unknownArgs(expr); bad {
-		k.add(Dangerous, "an argument only known at run time could add -exec or -delete: "+a.text)
+	starts, expr := findStarts(k.Args)
+	if a, bad := judge.UnknownArgs(expr); bad {
+		k.Add(Dangerous, "an argument only known at run time could add -exec or -delete: "+a.Text)
 		return
 	}
 	// The paths find hands to -exec stand in for what it finds: put the
 	// worst start point in front of {}.
 	base := starts[0]
 	for _, s := range starts {
-		if pl, _ := k.c.where(k.x.f, s); pl != placeWorkspace {
+		if pl, _ := k.W.Where(s); pl != judge.PlaceWorkspace {
 			base = s
 			break
 		}
 	}
 	filtered := false
 	for j := 0; j < len(expr); j++ {
-		v := expr[j].val
+		v := expr[j].Val
 		switch v {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j = k.findExec(expr, j, base)
@@ -586,7 +589,7 @@ func ruleFind(k *cmd) {
 			k.findDelete(starts, filtered)
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			if j+1 < len(expr) {
-				k.write(expr[j+1])
+				k.Write(expr[j+1])
 				j++
 			}
 		case "-depth", "-maxdepth", "-mindepth", "-xdev", "-mount", "-follow", "-print", "-print0",
@@ -600,17 +603,17 @@ func ruleFind(k *cmd) {
 			}
 		}
 	}
-	if len(k.r.reasons) == 0 {
-		k.add(Safe, "searches for files")
+	if len(k.R.Reasons) == 0 {
+		k.Add(Safe, "searches for files")
 	}
 }
 
 // findStarts splits find's arguments into its start points (. when none)
 // and its expression, past the leading options -H -L -P -D x -Ox.
-func findStarts(args []arg) (starts, expr []arg) {
+func findStarts(args []judge.Arg) (starts, expr []judge.Arg) {
 	i := 0
-	for i < len(args) && args[i].known {
-		v := args[i].val
+	for i < len(args) && args[i].Known {
+		v := args[i].Val
 		if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") {
 			i++
 			continue
@@ -623,16 +626,16 @@ func findStarts(args []arg) (starts, expr []arg) {
 	}
 	for ; i < len(args); i++ {
 		a := args[i]
-		if a.flagUnknown() {
+		if a.FlagUnknown() {
 			break
 		}
-		if a.known && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ")" || a.val == ",") {
+		if a.Known && (strings.HasPrefix(a.Val, "-") || a.Val == "(" || a.Val == "!" || a.Val == ")" || a.Val == ",") {
 			break
 		}
 		starts = append(starts, a)
 	}
 	if len(starts) == 0 {
-		starts = []arg{literalArg(".")}
+		starts = []judge.Arg{judge.LiteralArg(".")}
 	}
 	return starts, args[min(i, len(args)):]
 }
@@ -640,57 +643,57 @@ func findStarts(args []arg) (starts, expr []arg) {
 // findExec judges the command of -exec (and its kin) at expr[j], with
 // base standing in for what find finds, and returns the index of the ;
 // or + that ends it.
-func (k *cmd) findExec(expr []arg, j int, base arg) int {
+func (k *cmd) findExec(expr []judge.Arg, j int, base judge.Arg) int {
 	end := j + 1
-	for end < len(expr) && !(expr[end].known && (expr[end].val == ";" || expr[end].val == "+")) {
+	for end < len(expr) && !(expr[end].Known && (expr[end].Val == ";" || expr[end].Val == "+")) {
 		end++
 	}
-	inner := make([]arg, 0, end-j-1)
+	inner := make([]judge.Arg, 0, end-j-1)
 	for _, a := range expr[j+1 : end] {
-		if a.known && strings.Contains(a.val, "{}") {
+		if a.Known && strings.Contains(a.Val, "{}") {
 			b := a
-			b.val = strings.ReplaceAll(a.val, "{}", joinPath(base, "{}"))
-			b.known = base.known
-			b.lead = !base.known
+			b.Val = strings.ReplaceAll(a.Val, "{}", joinPath(base, "{}"))
+			b.Known = base.Known
+			b.Lead = !base.Known
 			inner = append(inner, b)
 			continue
 		}
 		inner = append(inner, a)
 	}
-	k.add(Moderate, "runs a command for each file found ("+expr[j].val+")")
-	k.nestedArgv(inner)
+	k.Add(Moderate, "runs a command for each file found ("+expr[j].Val+")")
+	k.NestedArgv(inner)
 	return end
 }
 
 // findDelete judges -delete: everything under the start points when no
 // test comes before it (filtered), else files somewhere under them.
-func (k *cmd) findDelete(starts []arg, filtered bool) {
+func (k *cmd) findDelete(starts []judge.Arg, filtered bool) {
 	if !filtered {
 		for _, s := range starts {
-			k.remove(s, "deletes")
+			k.Remove(s, "deletes")
 		}
-		k.add(Dangerous, "deletes everything it finds, with no test before -delete")
+		k.Add(Dangerous, "deletes everything it finds, with no test before -delete")
 		return
 	}
 	for _, s := range starts {
-		pl, shown := k.c.where(k.x.f, s)
+		pl, shown := k.W.Where(s)
 		switch pl {
-		case placeWorkspace, placeTemp:
-			k.add(Moderate, "deletes files it finds under "+shown)
-		case placeUnknown:
-			k.add(Dangerous, "deletes files under a path only known at run time: "+s.text)
+		case judge.PlaceWorkspace, judge.PlaceTemp:
+			k.Add(Moderate, "deletes files it finds under "+shown)
+		case judge.PlaceUnknown:
+			k.Add(Dangerous, "deletes files under a path only known at run time: "+s.Text)
 		default:
-			k.add(Dangerous, "deletes files outside the workspace: "+shown)
+			k.Add(Dangerous, "deletes files outside the workspace: "+shown)
 		}
 	}
 }
 
 // joinPath puts a start point in front of a name: find hands -exec paths
 // that begin with the start point.
-func joinPath(start arg, name string) string {
-	v := start.val
-	if !start.known {
-		v = start.text
+func joinPath(start judge.Arg, name string) string {
+	v := start.Val
+	if !start.Known {
+		v = start.Text
 	}
 	if strings.HasSuffix(v, "/") {
 		return v + name
@@ -699,56 +702,56 @@ func joinPath(start arg, name string) string {
 }
 
 func ruleFd(k *cmd) {
-	sp := k.valueOpts
-	for i, a := range k.args {
-		if a.known && (a.val == "-x" || a.val == "--exec" || a.val == "-X" || a.val == "--exec-batch") {
+	sp := k.ValueOpts
+	for i, a := range k.Args {
+		if a.Known && (a.Val == "-x" || a.Val == "--exec" || a.Val == "-X" || a.Val == "--exec-batch") {
 			end := i + 1
-			for end < len(k.args) && !(k.args[end].known && k.args[end].val == ";") {
+			for end < len(k.Args) && !(k.Args[end].Known && k.Args[end].Val == ";") {
 				end++
 			}
-			inner := append([]arg{}, k.args[i+1:end]...)
+			inner := append([]judge.Arg{}, k.Args[i+1:end]...)
 			if len(inner) > 0 {
-				inner = append(inner, stdinArg)
+				inner = append(inner, judge.StdinArg)
 			}
-			k.add(Moderate, "runs a command for each file found")
-			k.nestedArgv(inner)
+			k.Add(Moderate, "runs a command for each file found")
+			k.NestedArgv(inner)
 			return
 		}
 	}
-	opts, _ := sp.scan(k.args)
+	opts, _ := sp.Scan(k.Args)
 	if hasOpt(opts, "--exec", "--exec-batch", "-x", "-X") {
-		k.add(Dangerous, "runs a command for each file found, which cannot be analysed")
+		k.Add(Dangerous, "runs a command for each file found, which cannot be analysed")
 		return
 	}
-	k.add(Safe, "searches for files")
+	k.Add(Safe, "searches for files")
 }
 
 func ruleRg(k *cmd) {
-	sp := k.valueOpts
-	opts, _ := sp.scan(k.args)
-	if a, bad := unknownArgs(k.args); bad {
-		k.add(Dangerous, "an argument only known at run time could be --pre, which runs programs: "+a.text)
+	sp := k.ValueOpts
+	opts, _ := sp.Scan(k.Args)
+	if a, bad := judge.UnknownArgs(k.Args); bad {
+		k.Add(Dangerous, "an argument only known at run time could be --pre, which runs programs: "+a.Text)
 		return
 	}
 	for _, o := range opts {
-		if o.is("--pre") {
-			k.add(Moderate, "runs a preprocessor on every file searched")
-			if o.has {
-				k.nestedArgv([]arg{o.val, stdinArg})
+		if o.Is("--pre") {
+			k.Add(Moderate, "runs a preprocessor on every file searched")
+			if o.Has {
+				k.NestedArgv([]judge.Arg{o.Val, judge.StdinArg})
 			}
 		}
 	}
-	if len(k.r.reasons) == 0 {
-		k.add(Safe, "searches text")
+	if len(k.R.Reasons) == 0 {
+		k.Add(Safe, "searches text")
 	}
 }
 
 // stdinPath reports whether a script argument names standard input.
-func stdinPath(a arg) bool {
-	if !a.known {
+func stdinPath(a judge.Arg) bool {
+	if !a.Known {
 		return false
 	}
-	switch a.val {
+	switch a.Val {
 	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
 		return true
 	}
@@ -757,13 +760,13 @@ func stdinPath(a arg) bool {
 
 // runsFile judges running a script file: a file descriptor or a file this
 // line downloaded cannot be analysed.
-func (k *cmd) runsFile(a arg) bool {
-	if strings.HasPrefix(a.val, "/dev/fd/") || strings.HasPrefix(a.val, "/proc/") {
-		k.add(Dangerous, "runs a script from a file descriptor, which cannot be analysed")
+func (k *cmd) runsFile(a judge.Arg) bool {
+	if strings.HasPrefix(a.Val, "/dev/fd/") || strings.HasPrefix(a.Val, "/proc/") {
+		k.Add(Dangerous, "runs a script from a file descriptor, which cannot be analysed")
 		return true
 	}
-	if p, ok := k.c.resolve(k.x.f, a); ok && k.c.downloads[p] {
-		k.add(Dangerous, "runs a file downloaded in this line")
+	if p, ok := k.W.Resolve(a); ok && k.W.Downloaded(p) {
+		k.Add(Dangerous, "runs a file downloaded in this line")
 		return true
 	}
 	return false

@@ -1,8 +1,9 @@
-package shell
+package programs
 
 import (
 	"strings"
 
+	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
@@ -12,12 +13,12 @@ import (
 // verb write a file (--output) or run a program (-c core.pager=...).
 
 // gitKey judges one -c KEY=VALUE.
-func (k *cmd) gitKey(kv arg, how string) {
-	if !kv.known {
-		k.add(Dangerous, how+" sets configuration only known at run time: "+kv.text)
+func (k *cmd) gitKey(kv judge.Arg, how string) {
+	if !kv.Known {
+		k.Add(Dangerous, how+" sets configuration only known at run time: "+kv.Text)
 		return
 	}
-	key, val, _ := strings.Cut(kv.val, "=")
+	key, val, _ := strings.Cut(kv.Val, "=")
 	key = strings.ToLower(key)
 	if strings.HasPrefix(key, "pager.") || key == "core.pager" {
 		switch strings.TrimSpace(val) {
@@ -30,10 +31,10 @@ func (k *cmd) gitKey(kv arg, how string) {
 	case rules.GitKeyShows:
 		return
 	case rules.GitKeyRuns:
-		k.add(Dangerous, how+" sets "+key+", which can make git run programs or send data")
+		k.Add(Dangerous, how+" sets "+key+", which can make git run programs or send data")
 		return
 	}
-	k.add(Moderate, how+" sets "+key+", which changes how git behaves")
+	k.Add(Moderate, how+" sets "+key+", which changes how git behaves")
 }
 
 // gitPlace is where git's global options point it: the repository
@@ -45,15 +46,15 @@ type gitPlace struct {
 }
 
 func ruleGit(k *cmd) {
-	args := k.args
-	place := gitPlace{dir: k.x.f.cwd, dirKnown: k.x.f.cwd != ""}
+	args := k.Args
+	place := gitPlace{dir: k.W.Cwd(), dirKnown: k.W.Cwd() != ""}
 	i, done := k.gitGlobals(args, &place)
 	if done {
 		return
 	}
 	if i >= len(args) {
-		if len(k.r.reasons) == 0 {
-			k.add(Safe, "prints help")
+		if len(k.R.Reasons) == 0 {
+			k.Add(Safe, "prints help")
 		}
 		return
 	}
@@ -62,59 +63,59 @@ func ruleGit(k *cmd) {
 	// verb run programs (core.fsmonitor, hooks, textconv), as GIT_DIR does.
 	defer func() {
 		if place.elsewhere != "" {
-			k.add(Moderate, "works on another repository or work tree ("+place.elsewhere+"), whose configuration can make git run programs")
+			k.Add(Moderate, "works on another repository or work tree ("+place.elsewhere+"), whose configuration can make git run programs")
 		}
 	}()
-	verb := args[i].val
+	verb := args[i].Val
 	rest := args[i+1:]
-	k.r.verb = verb
-	if k.verbs.NetworkVerbs[verb] {
-		k.r.fl.net = true
+	k.R.Verb = verb
+	if k.Verbs.NetworkVerbs[verb] {
+		k.R.Flags.Net = true
 	}
 	outside := false
 	if !place.dirKnown {
 		outside = true
-	} else if pl, _ := k.c.where(k.x.f, literalArg(place.dir)); pl != placeWorkspace && pl != placeTemp {
+	} else if pl, _ := k.W.Where(judge.LiteralArg(place.dir)); pl != judge.PlaceWorkspace && pl != judge.PlaceTemp {
 		outside = true
 	}
 	k.gitVerb(verb, rest)
-	if outside && k.r.lvl == Moderate {
-		k.add(Dangerous, "changes a repository outside the workspace")
+	if outside && k.R.Level == Moderate {
+		k.Add(Dangerous, "changes a repository outside the workspace")
 	}
 }
 
 // gitGlobals judges git's options before the verb and returns the verb's
 // index; done says the options alone settled the verdict.
-func (k *cmd) gitGlobals(args []arg, place *gitPlace) (i int, done bool) {
+func (k *cmd) gitGlobals(args []judge.Arg, place *gitPlace) (i int, done bool) {
 	for ; i < len(args); i++ {
 		a := args[i]
-		if !a.known {
-			k.add(Dangerous, "a git option or verb is only known at run time: "+a.text)
+		if !a.Known {
+			k.Add(Dangerous, "a git option or verb is only known at run time: "+a.Text)
 			return i, true
 		}
-		v := a.val
-		next := func() arg {
+		v := a.Val
+		next := func() judge.Arg {
 			if i+1 < len(args) {
 				i++
 				return args[i]
 			}
-			return arg{}
+			return judge.Arg{}
 		}
 		switch {
 		case v == "-c":
 			k.gitKey(next(), "git -c")
 		case strings.HasPrefix(v, "-c") && len(v) > 2:
-			k.gitKey(literalArg(v[2:]), "git -c")
+			k.gitKey(judge.LiteralArg(v[2:]), "git -c")
 		case v == "--config-env" || strings.HasPrefix(v, "--config-env="):
-			k.add(Dangerous, "--config-env sets configuration from the environment")
+			k.Add(Dangerous, "--config-env sets configuration from the environment")
 			if v == "--config-env" {
 				next()
 			}
 		case v == "--exec-path" || strings.HasPrefix(v, "--exec-path="):
 			if strings.HasPrefix(v, "--exec-path=") {
-				k.add(Dangerous, "--exec-path makes git run its commands from another directory")
+				k.Add(Dangerous, "--exec-path makes git run its commands from another directory")
 			} else if i == len(args)-1 {
-				k.add(Safe, "prints git's exec path")
+				k.Add(Safe, "prints git's exec path")
 				return i, true
 			}
 		case v == "-C" || v == "--git-dir" || v == "--work-tree" || strings.HasPrefix(v, "--git-dir=") || strings.HasPrefix(v, "--work-tree="):
@@ -124,7 +125,7 @@ func (k *cmd) gitGlobals(args []arg, place *gitPlace) (i int, done bool) {
 		case v == "--namespace" || v == "--super-prefix" || v == "--list-cmds" || v == "--attr-source":
 			next()
 		case v == "--version" || v == "--help" || v == "-h" || v == "--html-path" || v == "--man-path" || v == "--info-path":
-			k.add(Safe, "prints git information")
+			k.Add(Safe, "prints git information")
 			return i, true
 		case strings.HasPrefix(v, "-"):
 		default:
@@ -136,23 +137,23 @@ func (k *cmd) gitGlobals(args []arg, place *gitPlace) (i int, done bool) {
 
 // gitDirOption follows -C, --git-dir or --work-tree (v), taking its value
 // from v or from next.
-func (k *cmd) gitDirOption(v string, next func() arg, place *gitPlace) {
-	var d arg
+func (k *cmd) gitDirOption(v string, next func() judge.Arg, place *gitPlace) {
+	var d judge.Arg
 	shown := v
 	if _, val, ok := strings.Cut(v, "="); ok {
-		d = literalArg(val)
+		d = judge.LiteralArg(val)
 	} else {
 		d = next()
-		shown = v + " " + d.text
+		shown = v + " " + d.Text
 	}
-	p, ok := k.c.resolve(k.x.f, d)
+	p, ok := k.W.Resolve(d)
 	if !ok {
 		place.elsewhere = shown
 		place.dirKnown = false
 		return
 	}
-	if !(v == "-C" && p == k.x.f.cwd || strings.HasPrefix(v, "--git-dir") && p == k.x.f.cwd+"/.git" ||
-		strings.HasPrefix(v, "--work-tree") && p == k.x.f.cwd) {
+	if !(v == "-C" && p == k.W.Cwd() || strings.HasPrefix(v, "--git-dir") && p == k.W.Cwd()+"/.git" ||
+		strings.HasPrefix(v, "--work-tree") && p == k.W.Cwd()) {
 		place.elsewhere = shown
 	}
 	place.dir = p
@@ -161,10 +162,10 @@ func (k *cmd) gitDirOption(v string, next func() arg, place *gitPlace) {
 // gitArgs are a git verb's arguments as the verb's judgements read them.
 type gitArgs struct {
 	verb  string
-	rest  []arg    // everything after the verb
-	opts  []option // its options, with their values
-	ops   []arg    // its operands
-	first string   // the first operand when it is known: a sub-verb (stash drop)
+	rest  []judge.Arg    // everything after the verb
+	opts  []judge.Option // its options, with their values
+	ops   []judge.Arg    // its operands
+	first string         // the first operand when it is known: a sub-verb (stash drop)
 }
 
 func (g gitArgs) has(names ...string) bool { return hasOpt(g.opts, names...) }
@@ -173,30 +174,30 @@ func (g gitArgs) has(names ...string) bool { return hasOpt(g.opts, names...) }
 // write or run whatever the verb, then the verbs that only read, then
 // the ones that change something. Verbs whose outcome the options do not
 // change are in commands.rules (moderate and dangerous lines under git).
-func (k *cmd) gitVerb(verb string, rest []arg) {
-	opts, ops := k.valueOpts.scan(rest)
+func (k *cmd) gitVerb(verb string, rest []judge.Arg) {
+	opts, ops := k.ValueOpts.Scan(rest)
 	g := gitArgs{verb: verb, rest: rest, opts: opts, ops: ops}
-	if len(ops) > 0 && ops[0].known {
-		g.first = ops[0].val
+	if len(ops) > 0 && ops[0].Known {
+		g.first = ops[0].Val
 	}
-	unknown, bad := unknownArgs(rest)
+	unknown, bad := judge.UnknownArgs(rest)
 	k.gitAnyVerbOptions(g)
 	if k.gitReads(g, unknown, bad) {
 		return
 	}
 	if bad && verb != "commit" {
-		k.add(Moderate, "an argument is only known at run time: "+unknown.text)
+		k.Add(Moderate, "an argument is only known at run time: "+unknown.Text)
 	}
 	if k.gitRefsVerb(g) || k.gitTreeVerb(g) || k.gitOtherVerb(g) {
 		return
 	}
 	switch {
-	case k.verbs.Dangerous[verb] != "":
-		k.add(Dangerous, k.verbs.Dangerous[verb])
-	case k.verbs.Moderate[verb] != "":
-		k.add(Moderate, k.verbs.Moderate[verb])
+	case k.Verbs.Dangerous[verb] != "":
+		k.Add(Dangerous, k.Verbs.Dangerous[verb])
+	case k.Verbs.Moderate[verb] != "":
+		k.Add(Moderate, k.Verbs.Moderate[verb])
 	default:
-		k.add(Moderate, "not a known git verb (it may be an alias)")
+		k.Add(Moderate, "not a known git verb (it may be an alias)")
 	}
 }
 
@@ -206,60 +207,60 @@ func (k *cmd) gitAnyVerbOptions(g gitArgs) {
 	verb := g.verb
 	for _, o := range g.opts {
 		switch {
-		case o.is("--output") && verb != "grep":
-			k.write(o.val)
-		case o.is("--ext-diff"):
-			k.add(Moderate, "--ext-diff runs the external diff program configured")
-		case len(o.name) > len("--text") && strings.HasPrefix("--textconv", o.name), o.name == "--filters":
-			k.add(Moderate, o.name+" runs the conversion programs configured for the files (textconv, filters)")
-		case o.is("--upload-pack", "--receive-pack") || (o.name == "-u" && (verb == "clone" || verb == "ls-remote" || verb == "fetch")):
-			k.add(Dangerous, "runs a program named in its options on the remote side")
-		case o.is("--exec") && verb != "rebase":
-			k.add(Dangerous, "runs a program named in its options")
-		case o.is("--template"):
-			k.add(Dangerous, "installs hooks from a template directory")
-		case o.is("--config") || o.name == "-c" && (verb == "clone" || verb == "submodule"):
-			k.gitKey(o.val, "git "+verb+" --config")
+		case o.Is("--output") && verb != "grep":
+			k.Write(o.Val)
+		case o.Is("--ext-diff"):
+			k.Add(Moderate, "--ext-diff runs the external diff program configured")
+		case len(o.Name) > len("--text") && strings.HasPrefix("--textconv", o.Name), o.Name == "--filters":
+			k.Add(Moderate, o.Name+" runs the conversion programs configured for the files (textconv, filters)")
+		case o.Is("--upload-pack", "--receive-pack") || (o.Name == "-u" && (verb == "clone" || verb == "ls-remote" || verb == "fetch")):
+			k.Add(Dangerous, "runs a program named in its options on the remote side")
+		case o.Is("--exec") && verb != "rebase":
+			k.Add(Dangerous, "runs a program named in its options")
+		case o.Is("--template"):
+			k.Add(Dangerous, "installs hooks from a template directory")
+		case o.Is("--config") || o.Name == "-c" && (verb == "clone" || verb == "submodule"):
+			k.gitKey(o.Val, "git "+verb+" --config")
 		}
 	}
 }
 
 // gitReads judges the verbs that only read (and grep's pager, reflog's
 // and fsck's writing forms), and reports whether it has judged the verb.
-func (k *cmd) gitReads(g gitArgs, unknown arg, bad bool) bool {
+func (k *cmd) gitReads(g gitArgs, unknown judge.Arg, bad bool) bool {
 	switch g.verb {
 	case "grep":
 		if bad {
-			k.add(Dangerous, "an argument only known at run time could be -O, which runs a program: "+unknown.text)
+			k.Add(Dangerous, "an argument only known at run time could be -O, which runs a program: "+unknown.Text)
 			return true
 		}
 		for _, o := range g.opts {
-			if o.is("-O", "--open-files-in-pager") {
-				if o.has && o.val.val != "" {
-					k.add(Dangerous, "opens matches with a program named in its options")
+			if o.Is("-O", "--open-files-in-pager") {
+				if o.Has && o.Val.Val != "" {
+					k.Add(Dangerous, "opens matches with a program named in its options")
 				} else {
-					k.add(Moderate, "opens matches in the pager")
+					k.Add(Moderate, "opens matches in the pager")
 				}
 			}
 		}
 	case "reflog":
-		if len(g.ops) > 0 && g.ops[0].known && (g.ops[0].val == "expire" || g.ops[0].val == "delete") {
-			k.add(Dangerous, "erases reflog entries, the record that recovers lost commits")
+		if len(g.ops) > 0 && g.ops[0].Known && (g.ops[0].Val == "expire" || g.ops[0].Val == "delete") {
+			k.Add(Dangerous, "erases reflog entries, the record that recovers lost commits")
 			return true
 		}
 	case "fsck":
 		if g.has("--lost-found") {
-			k.add(Moderate, "writes dangling objects into .git")
+			k.Add(Moderate, "writes dangling objects into .git")
 		}
 	}
-	if k.verbs.Safe[g.verb] == "" && g.verb != "reflog" {
+	if k.Verbs.Safe[g.verb] == "" && g.verb != "reflog" {
 		return false
 	}
 	if bad {
-		k.add(Moderate, "an argument only known at run time could be an option that writes: "+unknown.text)
+		k.Add(Moderate, "an argument only known at run time could be an option that writes: "+unknown.Text)
 	}
-	if len(k.r.reasons) == 0 {
-		k.add(Safe, "reads the repository")
+	if len(k.R.Reasons) == 0 {
+		k.Add(Safe, "reads the repository")
 	}
 	return true
 }
@@ -274,44 +275,44 @@ func (k *cmd) gitRefsVerb(g gitArgs) bool {
 	case "tag":
 		switch {
 		case g.has("-d", "--delete"):
-			k.add(Moderate, "deletes a tag")
+			k.Add(Moderate, "deletes a tag")
 		case len(g.ops) > 0 && !g.has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n", "--verify", "-v"):
-			k.add(Moderate, "creates a tag")
+			k.Add(Moderate, "creates a tag")
 		default:
-			k.add(Safe, "lists tags")
+			k.Add(Safe, "lists tags")
 		}
 	case "remote":
 		switch g.first {
 		case "", "show", "get-url":
 			if g.first == "show" && !g.has("-n") {
-				k.add(Moderate, "reaches the network")
-				k.r.fl.net = true
+				k.Add(Moderate, "reaches the network")
+				k.R.Flags.Net = true
 				return true
 			}
-			k.r.fl.net = false
-			k.add(Safe, "lists remotes")
+			k.R.Flags.Net = false
+			k.Add(Safe, "lists remotes")
 		default:
-			k.r.fl.net = false
-			k.add(Moderate, "changes remotes")
+			k.R.Flags.Net = false
+			k.Add(Moderate, "changes remotes")
 		}
 	case "config":
 		// -f is --file here, not --force.
-		k.gitConfig(gitConfigSpec.scan(g.rest))
+		k.gitConfig(gitConfigSpec.Scan(g.rest))
 	case "stash":
 		switch g.first {
 		case "list", "show":
-			k.add(Safe, "lists stashes")
+			k.Add(Safe, "lists stashes")
 		case "drop", "clear":
-			k.add(Dangerous, "discards stashed changes for good")
+			k.Add(Dangerous, "discards stashed changes for good")
 		default:
-			k.add(Moderate, "stashes or restores uncommitted changes")
+			k.Add(Moderate, "stashes or restores uncommitted changes")
 		}
 	case "notes":
 		if g.first == "" || g.first == "list" || g.first == "show" || g.first == "get-ref" {
-			k.add(Safe, "reads notes")
+			k.Add(Safe, "reads notes")
 			return true
 		}
-		k.add(Moderate, "changes notes")
+		k.Add(Moderate, "changes notes")
 	default:
 		return k.gitSideVerb(g)
 	}
@@ -321,13 +322,13 @@ func (k *cmd) gitRefsVerb(g gitArgs) bool {
 func (k *cmd) gitBranch(g gitArgs) {
 	switch {
 	case g.has("-D") || g.has("-d", "--delete") && g.has("-f", "--force"):
-		k.add(Moderate, "deletes a branch (its commits stay in the reflog)")
+		k.Add(Moderate, "deletes a branch (its commits stay in the reflog)")
 	case g.has("-d", "--delete", "-m", "--move", "-M", "-c", "--copy", "-C", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-f", "--force", "-t", "--track"):
-		k.add(Moderate, "changes branches")
+		k.Add(Moderate, "changes branches")
 	case len(g.ops) > 0 && !g.has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"):
-		k.add(Moderate, "creates a branch")
+		k.Add(Moderate, "creates a branch")
 	default:
-		k.add(Safe, "lists branches")
+		k.Add(Safe, "lists branches")
 	}
 }
 
@@ -338,48 +339,48 @@ func (k *cmd) gitSideVerb(g gitArgs) bool {
 	case "worktree":
 		switch g.first {
 		case "list":
-			k.add(Safe, "lists worktrees")
+			k.Add(Safe, "lists worktrees")
 		case "add":
 			if len(g.ops) > 1 {
-				k.write(g.ops[1])
+				k.Write(g.ops[1])
 			}
-			k.add(Moderate, "adds a worktree")
+			k.Add(Moderate, "adds a worktree")
 		case "remove":
 			if g.has("-f", "--force") {
-				k.add(Dangerous, "removes a worktree with uncommitted changes")
+				k.Add(Dangerous, "removes a worktree with uncommitted changes")
 				return true
 			}
-			k.add(Moderate, "removes a worktree")
+			k.Add(Moderate, "removes a worktree")
 		default:
-			k.add(Moderate, "changes worktrees")
+			k.Add(Moderate, "changes worktrees")
 		}
 	case "submodule":
 		switch g.first {
 		case "", "status", "summary":
-			k.r.fl.net = false
-			k.add(Safe, "lists submodules")
+			k.R.Flags.Net = false
+			k.Add(Safe, "lists submodules")
 		case "foreach":
-			k.add(Moderate, "runs a command in every submodule")
+			k.Add(Moderate, "runs a command in every submodule")
 			if len(g.ops) > 1 {
-				k.nestedScript(literalArg(normalise(g.ops[1:])), "runs a script")
+				k.NestedScript(judge.LiteralArg(judge.Normalise(g.ops[1:])), "runs a script")
 				for _, o := range g.ops[1:] {
-					if !o.known {
-						k.add(Dangerous, "runs a script only known at run time: "+o.text)
+					if !o.Known {
+						k.Add(Dangerous, "runs a script only known at run time: "+o.Text)
 					}
 				}
 			}
 		default:
-			k.add(Moderate, "changes submodules")
+			k.Add(Moderate, "changes submodules")
 		}
 	case "bisect":
 		switch g.first {
 		case "log", "view", "visualize", "terms":
-			k.add(Safe, "shows the bisection")
+			k.Add(Safe, "shows the bisection")
 		case "run":
-			k.add(Moderate, "runs a command at every step")
-			k.nestedArgv(g.ops[1:])
+			k.Add(Moderate, "runs a command at every step")
+			k.NestedArgv(g.ops[1:])
 		default:
-			k.add(Moderate, "moves through history")
+			k.Add(Moderate, "moves through history")
 		}
 	default:
 		return false
@@ -393,61 +394,61 @@ func (k *cmd) gitTreeVerb(g gitArgs) bool {
 	switch g.verb {
 	case "apply":
 		if g.has("--check", "--stat", "--numstat", "--summary") && !g.has("--apply") {
-			k.add(Safe, "checks a patch")
+			k.Add(Safe, "checks a patch")
 			return true
 		}
 		if g.has("--unsafe-paths") {
-			k.add(Dangerous, "applies a patch outside the work tree")
+			k.Add(Dangerous, "applies a patch outside the work tree")
 		}
 		if v, ok := optVal(g.opts, "--directory"); ok {
-			k.write(v)
+			k.Write(v)
 		}
-		k.add(Moderate, "applies a patch")
+		k.Add(Moderate, "applies a patch")
 	case "format-patch":
 		if g.has("--stdout") {
-			k.add(Safe, "prints patches")
+			k.Add(Safe, "prints patches")
 			return true
 		}
 		if v, ok := optVal(g.opts, "-o", "--output-directory"); ok {
-			k.write(v)
+			k.Write(v)
 		}
-		k.add(Moderate, "writes patch files")
+		k.Add(Moderate, "writes patch files")
 	case "archive":
 		k.gitArchive(g)
 	case "bundle":
 		if g.first == "verify" || g.first == "list-heads" {
-			k.add(Safe, "reads a bundle")
+			k.Add(Safe, "reads a bundle")
 			return true
 		}
 		if g.first == "create" && len(g.ops) > 1 {
-			k.write(g.ops[1])
+			k.Write(g.ops[1])
 		}
-		k.add(Moderate, "writes a bundle")
+		k.Add(Moderate, "writes a bundle")
 	case "clean":
 		k.gitClean(g)
 	case "checkout":
 		switch {
 		case g.has("-f", "--force") || hasDashDash(g.rest) || g.first == "." || g.has("--ours", "--theirs", "-p", "--patch") || len(g.ops) > 1:
-			k.add(Dangerous, "overwrites uncommitted changes in the work tree for good")
+			k.Add(Dangerous, "overwrites uncommitted changes in the work tree for good")
 		default:
-			k.add(Moderate, "switches branches or restores files")
+			k.Add(Moderate, "switches branches or restores files")
 		}
 	case "restore":
 		if (g.has("-S", "--staged") && !g.has("-W", "--worktree")) || g.has("--dry-run") {
-			k.add(Moderate, "unstages changes")
+			k.Add(Moderate, "unstages changes")
 			return true
 		}
-		k.add(Dangerous, "overwrites uncommitted changes in the work tree for good")
+		k.Add(Dangerous, "overwrites uncommitted changes in the work tree for good")
 	case "clone":
 		if len(g.ops) > 1 {
-			k.write(g.ops[1])
+			k.Write(g.ops[1])
 		}
-		k.add(Moderate, "downloads a repository")
+		k.Add(Moderate, "downloads a repository")
 	case "init":
 		if len(g.ops) > 0 {
-			k.write(g.ops[0])
+			k.Write(g.ops[0])
 		}
-		k.add(Moderate, "creates a repository")
+		k.Add(Moderate, "creates a repository")
 	default:
 		return false
 	}
@@ -456,32 +457,32 @@ func (k *cmd) gitTreeVerb(g gitArgs) bool {
 
 func (k *cmd) gitArchive(g gitArgs) {
 	if g.has("--list", "-l") {
-		k.add(Safe, "lists archive formats")
+		k.Add(Safe, "lists archive formats")
 		return
 	}
 	if v, ok := optVal(g.opts, "-o", "--output"); ok {
-		k.write(v)
+		k.Write(v)
 	}
 	if g.has("--remote") {
-		k.add(Moderate, "reaches the network")
+		k.Add(Moderate, "reaches the network")
 		return
 	}
-	k.r.fl.net = false
-	if !g.has("-o", "--output") && len(k.r.reasons) == 0 {
-		k.add(Safe, "writes an archive to standard output")
+	k.R.Flags.Net = false
+	if !g.has("-o", "--output") && len(k.R.Reasons) == 0 {
+		k.Add(Safe, "writes an archive to standard output")
 	}
 }
 
 func (k *cmd) gitClean(g gitArgs) {
 	if g.has("-n", "--dry-run") && !g.has("-f", "--force") {
-		k.add(Safe, "lists untracked files")
+		k.Add(Safe, "lists untracked files")
 		return
 	}
 	if g.has("-i", "--interactive") && !g.has("-f", "--force") {
-		k.add(Moderate, "deletes untracked files it asks about")
+		k.Add(Moderate, "deletes untracked files it asks about")
 		return
 	}
-	k.add(Dangerous, "deletes untracked files for good")
+	k.Add(Dangerous, "deletes untracked files for good")
 }
 
 // gitOtherVerb judges the remaining verbs whose options change the
@@ -492,33 +493,33 @@ func (k *cmd) gitOtherVerb(g gitArgs) bool {
 		k.gitPush(g.opts, g.ops)
 	case "rebase":
 		if v, ok := optVal(g.opts, "-x", "--exec"); ok {
-			k.add(Moderate, "runs a command after every commit")
-			k.nestedScript(v, "runs a script")
+			k.Add(Moderate, "runs a command after every commit")
+			k.NestedScript(v, "runs a script")
 		}
-		k.add(Moderate, "rewrites local commits")
+		k.Add(Moderate, "rewrites local commits")
 	case "difftool", "mergetool":
 		if v, ok := optVal(g.opts, "-x", "--extcmd"); ok {
-			k.nestedScript(v, "runs a script")
+			k.NestedScript(v, "runs a script")
 		}
-		k.add(Moderate, "runs a diff or merge tool")
+		k.Add(Moderate, "runs a diff or merge tool")
 	case "gc":
-		if v, ok := optVal(g.opts, "--prune"); ok && v.val == "now" {
-			k.add(Dangerous, "deletes unreachable objects for good")
+		if v, ok := optVal(g.opts, "--prune"); ok && v.Val == "now" {
+			k.Add(Dangerous, "deletes unreachable objects for good")
 			return true
 		}
-		k.add(Moderate, "compacts the repository")
+		k.Add(Moderate, "compacts the repository")
 	case "hash-object":
 		if g.has("-w") {
-			k.add(Moderate, "writes objects into the repository")
+			k.Add(Moderate, "writes objects into the repository")
 			return true
 		}
-		k.add(Safe, "hashes files")
+		k.Add(Safe, "hashes files")
 	case "symbolic-ref":
 		if len(g.ops) <= 1 && !g.has("-d", "--delete") {
-			k.add(Safe, "reads a reference")
+			k.Add(Safe, "reads a reference")
 			return true
 		}
-		k.add(Moderate, "changes a reference")
+		k.Add(Moderate, "changes a reference")
 	default:
 		return k.gitOptionVerb(g)
 	}
@@ -530,73 +531,73 @@ func (k *cmd) gitOtherVerb(g gitArgs) bool {
 // reports whether one of those options was given; without them the verb
 // has its moderate or dangerous line.
 func (k *cmd) gitOptionVerb(g gitArgs) bool {
-	for _, w := range k.verbs.When[g.verb] {
+	for _, w := range k.Verbs.When[g.verb] {
 		if g.has(w.Options...) {
-			k.add(levelNamed(w.Level), w.Why)
+			k.Add(levelNamed(w.Level), w.Why)
 			return true
 		}
 	}
 	return false
 }
 
-func hasDashDash(args []arg) bool {
+func hasDashDash(args []judge.Arg) bool {
 	for _, a := range args {
-		if a.known && a.val == "--" {
+		if a.Known && a.Val == "--" {
 			return true
 		}
 	}
 	return false
 }
 
-func (k *cmd) gitPush(opts []option, ops []arg) {
+func (k *cmd) gitPush(opts []judge.Option, ops []judge.Arg) {
 	switch {
 	case hasOpt(opts, "-f", "--force", "--force-with-lease", "--force-if-includes"):
-		k.add(Dangerous, "force-pushes, rewriting shared history")
+		k.Add(Dangerous, "force-pushes, rewriting shared history")
 		return
 	case hasOpt(opts, "--mirror", "--prune"):
-		k.add(Dangerous, "pushes deletions of remote branches")
+		k.Add(Dangerous, "pushes deletions of remote branches")
 		return
 	case hasOpt(opts, "-d", "--delete"):
-		k.add(Dangerous, "deletes remote branches")
+		k.Add(Dangerous, "deletes remote branches")
 		return
 	}
 	for i, o := range ops {
 		if i == 0 {
 			continue // the remote
 		}
-		if !o.known {
-			k.add(Dangerous, "pushes a refspec only known at run time: "+o.text)
+		if !o.Known {
+			k.Add(Dangerous, "pushes a refspec only known at run time: "+o.Text)
 			return
 		}
-		if strings.HasPrefix(o.val, "+") {
-			k.add(Dangerous, "force-pushes a refspec, rewriting shared history")
+		if strings.HasPrefix(o.Val, "+") {
+			k.Add(Dangerous, "force-pushes a refspec, rewriting shared history")
 			return
 		}
-		if strings.HasPrefix(o.val, ":") {
-			k.add(Dangerous, "deletes a remote branch")
+		if strings.HasPrefix(o.Val, ":") {
+			k.Add(Dangerous, "deletes a remote branch")
 			return
 		}
 	}
-	k.add(Moderate, "publishes commits to a remote")
+	k.Add(Moderate, "publishes commits to a remote")
 }
 
 // gitConfigSpec are git config's options that take a value.
-var gitConfigSpec = spec{shortVal: "f", longVal: []string{"file", "blob", "type", "default", "comment", "value", "url"}}
+var gitConfigSpec = judge.Spec{ShortVal: "f", LongVal: []string{"file", "blob", "type", "default", "comment", "value", "url"}}
 
-func (k *cmd) gitConfig(opts []option, ops []arg) {
+func (k *cmd) gitConfig(opts []judge.Option, ops []judge.Arg) {
 	has := func(names ...string) bool { return hasOpt(opts, names...) }
 	switch {
 	case has("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope"):
-		k.add(Safe, "reads configuration")
+		k.Add(Safe, "reads configuration")
 		return
-	case len(ops) > 0 && ops[0].known && (ops[0].val == "list" || ops[0].val == "get"):
-		k.add(Safe, "reads configuration")
+	case len(ops) > 0 && ops[0].Known && (ops[0].Val == "list" || ops[0].Val == "get"):
+		k.Add(Safe, "reads configuration")
 		return
-	case has("-e", "--edit") || len(ops) > 0 && ops[0].known && ops[0].val == "edit":
+	case has("-e", "--edit") || len(ops) > 0 && ops[0].Known && ops[0].Val == "edit":
 		if v, ok := optVal(opts, "-f", "--file"); ok {
-			k.write(v)
+			k.Write(v)
 		}
-		k.add(Moderate, "opens the configuration in an editor")
+		k.Add(Moderate, "opens the configuration in an editor")
 		return
 	}
 	scope := "the repository's"
@@ -604,25 +605,25 @@ func (k *cmd) gitConfig(opts []option, ops []arg) {
 		scope = "your global"
 	}
 	verb := ""
-	if len(ops) > 0 && ops[0].known && (ops[0].val == "set" || ops[0].val == "unset") {
-		verb = ops[0].val
+	if len(ops) > 0 && ops[0].Known && (ops[0].Val == "set" || ops[0].Val == "unset") {
+		verb = ops[0].Val
 		ops = ops[1:]
 	}
 	if len(ops) == 1 && verb == "" && !has("--unset", "--unset-all", "--remove-section", "--rename-section", "--add", "--replace-all") {
-		k.add(Safe, "reads configuration")
+		k.Add(Safe, "reads configuration")
 		return
 	}
 	what := "changes " + scope + " git configuration"
 	if v, ok := optVal(opts, "-f", "--file"); ok {
-		k.write(v)
-		what = "changes the git configuration file " + v.text
+		k.Write(v)
+		what = "changes the git configuration file " + v.Text
 	}
 	if len(ops) >= 2 {
-		if !ops[0].known || !ops[1].known {
-			k.add(Dangerous, "sets configuration only known at run time")
+		if !ops[0].Known || !ops[1].Known {
+			k.Add(Dangerous, "sets configuration only known at run time")
 			return
 		}
-		k.gitKey(literalArg(ops[0].val+"="+ops[1].val), "git config")
+		k.gitKey(judge.LiteralArg(ops[0].Val+"="+ops[1].Val), "git config")
 	}
-	k.add(Moderate, what)
+	k.Add(Moderate, what)
 }
