@@ -78,6 +78,10 @@ type Options struct {
 	Sink              event.Sink
 	// Session is stamped on every event.
 	Session string
+	// Steer, when set, hands over the messages a person sent while the
+	// run worked; they join the next request right after the results of
+	// the calls in flight.
+	Steer func() []string
 }
 
 // Agent holds one conversation.
@@ -192,11 +196,25 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 		}
 		rounds++
 		results := a.runTools(ctx, calls)
+		a.steer(&results)
 		a.push(results)
 		a.emit(event.Event{Type: event.TurnEnd})
 		if err := ctx.Err(); err != nil {
 			return chat.Message{}, err
 		}
+	}
+}
+
+// steer adds the steering messages waiting at this boundary to the
+// message that carries the calls' results: the model reads them right
+// after the results, in the same user turn (the wire formats want the
+// results to follow the calls directly, and roles to alternate).
+func (a *Agent) steer(results *chat.Message) {
+	if a.opts.Steer == nil {
+		return
+	}
+	if texts := a.opts.Steer(); len(texts) > 0 {
+		results.Content = append(results.Content, chat.Block{Type: chat.Text, Text: strings.Join(texts, "\n\n")})
 	}
 }
 

@@ -68,15 +68,3 @@ func enterDir(sys IO, dir string) (IO, error) {
 	sys.Workdir = abs
 	return sys, nil
 }
-
-// shellWord quotes s for a POSIX shell when it needs it, so that a
-// command wisp suggests can be pasted as shown.
-func shellWord(s string) string {
-	safe := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./-+,:@%=~", r))
-	})
-	if safe && !strings.HasPrefix(s, "~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

@@ -1,24 +1,20 @@
-// Package cli turns a command line into a run: it parses flags, loads the
-// user's configuration, picks the provider, builds the tools, the gate and
-// the session, and hands the agent's events to one frontend (print, JSON
-// or the line-mode terminal). Exit codes are decided here and nowhere else.
+// Package cli turns a command line into what wisp does: it parses flags,
+// dispatches subcommands, starts a session (package host) and drives it
+// with one frontend (print, JSON or the line-mode terminal). Exit codes
+// are decided here and nowhere else. It wires no run of its own.
 package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"syscall"
 
 	"github.com/wisp-agent/wisp/internal/config"
-	"github.com/wisp-agent/wisp/internal/tool"
+	"github.com/wisp-agent/wisp/internal/host"
 )
-
-// Version is the wisp version, set at build time with -ldflags.
-var Version = "0.1.0-dev"
 
 // Exit codes, as the spec fixes them.
 const (
@@ -28,27 +24,11 @@ const (
 	ExitInterrupt = 130
 )
 
-// IO is the process's world as the CLI sees it; tests hand in their own.
-type IO struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv config.Getenv
-	// StdinTTY and StderrTTY say whether those streams are terminals.
-	StdinTTY, StdoutTTY, StderrTTY bool
-	Workdir                        string
-	// Self is the path of the wisp binary (for re-executing helpers).
-	Self string
-	// Extensions are tools an embedding program registered (package sdk).
-	Extensions []Extension
-}
+// IO is the process's world as a run sees it (package host).
+type IO = host.IO
 
-// Extension is a tool registered by an embedding program, with its
-// optional prompt guidance.
-type Extension struct {
-	Tool tool.Tool
-	Meta *tool.PromptMetadata
-}
+// Extension is a tool an embedding program registered (package sdk).
+type Extension = host.Extension
 
 // Main runs wisp and returns its exit code.
 func Main(ctx context.Context, args []string, sys IO) int {
@@ -87,7 +67,7 @@ func exitCode(err error, sys IO) int {
 var (
 	errInterrupted = errors.New("interrupted")
 	// errReported marks a failure the frontend already showed.
-	errReported = errors.New("failed")
+	errReported = host.ErrReported
 )
 
 const usageHead = `wisp: a coding agent for your terminal
@@ -158,7 +138,7 @@ func run(ctx context.Context, args []string, sys IO) error {
 		fmt.Fprint(sys.Stdout, globalHelp())
 		return nil
 	case o.Version:
-		fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)
+		fmt.Fprintf(sys.Stdout, "wisp %s\n", host.Version)
 		return nil
 	}
 	if o.Chdir != "" {
@@ -182,7 +162,7 @@ func run(ctx context.Context, args []string, sys IO) error {
 	case "config":
 		return cmdConfig(ctx, o, sys)
 	case "version":
-		fmt.Fprintf(sys.Stdout, "wisp %s\n", Version)
+		fmt.Fprintf(sys.Stdout, "wisp %s\n", host.Version)
 		return nil
 	case "help":
 		return printHelp(o.Args[1:], sys)
@@ -205,21 +185,30 @@ func runSession(ctx context.Context, o Options, sys IO) error {
 		}
 		o.Print = true
 	}
-	rt, err := newRuntime(ctx, o, sys, interactive)
+	fe := host.Frontend{Mode: o.Mode}
+	var term *terminal
+	if interactive {
+		term = newTerminal(sys)
+		fe = host.Frontend{Mode: "interactive", Interactive: true, Lines: term.lines, Out: sys.Stdout,
+			Approver: terminalApprover(term.lines, sys.Stdout, term.screen.Settle)}
+	} else if fe.Mode == "text" {
+		fe.Mode = "print"
+	}
+	s, err := host.New(ctx, o.Options, sys, fe)
 	if err != nil {
 		return err
 	}
 	if !interactive {
-		defer rt.Close()
-		return rt.finish(rt.guard(func() error { return rt.printMode(ctx, prompt) }))
+		defer s.Close()
+		return s.Finish(guard(s, func() error { return printMode(ctx, s, o, sys, prompt) }))
 	}
 	// The way back in is shown once the session is closed, however it
 	// ended: /exit, Ctrl-D, Ctrl-C twice, SIGTERM or SIGHUP.
 	defer func() {
-		rt.Close()
-		rt.showResume()
+		s.Close()
+		showResume(s, o, sys)
 	}()
-	return rt.finish(rt.guard(func() error { return rt.interactive(ctx, prompt) }))
+	return s.Finish(guard(s, func() error { return interactiveMode(ctx, s, term, o, sys, prompt) }))
 }
 
 // Environ is the real process's IO.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/host"
 	"github.com/wisp-agent/wisp/internal/shell"
 )
 
@@ -38,13 +39,13 @@ func cmdClassify(args []string, sys IO) error {
 	if strings.TrimSpace(line) == "" {
 		return usagef("usage: wisp classify [--json] -- COMMAND")
 	}
-	cfg, err := loadConfig(sys.Getenv)
+	cfg, err := host.LoadConfig(sys.Getenv)
 	if err != nil {
 		return err
 	}
-	d := cfg.policy.Check(line)
-	v := shell.ClassifyWith(line, shell.Options{Workdir: sys.Workdir, Home: cfg.paths.UserHome, TempDir: tempDir(sys.Getenv)})
-	threshold, _ := approval.ParseThreshold(cfg.file.Threshold())
+	d := cfg.Policy.Check(line)
+	v := shell.ClassifyWith(line, shell.Options{Workdir: sys.Workdir, Home: cfg.Paths.UserHome, TempDir: host.TempDir(sys.Getenv)})
+	threshold, _ := approval.ParseThreshold(cfg.File.Threshold())
 	asks := false
 	for _, p := range partsOf(line, v) {
 		asks = asks || threshold.Asks(p.Level)
@@ -100,13 +101,13 @@ func partsOf(line string, v shell.Verdict) []shell.Part {
 
 // cmdLogs reads the audit log.
 func cmdLogs(ctx context.Context, args []string, sys IO) error {
-	cfg, err := loadConfig(sys.Getenv)
+	cfg, err := host.LoadConfig(sys.Getenv)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err = audit.Logs(ctx, sys.Stdout, sys.Stderr, audit.Dir(cfg.paths.Home), args)
+	err = audit.Logs(ctx, sys.Stdout, sys.Stderr, audit.Dir(cfg.Paths.Home), args)
 	var ue *audit.UsageError
 	switch {
 	case errors.As(err, &ue):
@@ -119,11 +120,11 @@ func cmdLogs(ctx context.Context, args []string, sys IO) error {
 
 // cmdApprovals lists, revokes or clears remembered approvals.
 func cmdApprovals(args []string, sys IO) error {
-	cfg, err := loadConfig(sys.Getenv)
+	cfg, err := host.LoadConfig(sys.Getenv)
 	if err != nil {
 		return err
 	}
-	store, err := approval.Open(filepath.Join(cfg.paths.Home, "approvals.json"), sys.Workdir, nil)
+	store, err := approval.Open(filepath.Join(cfg.Paths.Home, "approvals.json"), sys.Workdir, nil)
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %v\n", err)
 	}
@@ -138,8 +139,8 @@ func cmdApprovals(args []string, sys IO) error {
 		if args[0] == "revoke" && len(args) > 1 {
 			key = "approval " + args[1]
 		}
-		auditConfigChange(cfg, sys, audit.ConfigChange{
-			File: cfg.paths.Pretty(store.Path()), Key: key,
+		host.AuditConfigChange(cfg, sys, audit.ConfigChange{
+			File: cfg.Paths.Pretty(store.Path()), Key: key,
 			Old: fmt.Sprintf("%d entries", len(before)), New: fmt.Sprintf("%d entries", len(after)),
 		})
 	}

@@ -7,26 +7,16 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/wisp-agent/wisp/internal/host"
 )
 
-// Options is what the command line asked for.
+// Options is what the command line asked for: the session's options,
+// and what only the command line has.
 type Options struct {
-	Print          bool
-	Mode           string // text | json
-	Provider       string
-	Model          string
-	BaseURL        string
-	AllowReadTools bool
-	AllowTools     []string
-	AllowAllTools  bool
-	Yes            bool
-	MaxToolIters   int // -1: uncapped
-	SessionDir     string
-	Continue       bool
-	Resume         string
-	Fork           bool
-	KeepTurns      int // with Fork: keep only the last N turns; 0 keeps all
-	NoSession      bool
+	host.Options
+	Print bool
+	Mode  string // text | json
 	// Chdir is -C DIR: run as if started in DIR.
 	Chdir string
 	// MaxInputBytes bounds piped stdin; 0 means defaultMaxInput.
@@ -42,11 +32,9 @@ type Options struct {
 }
 
 // UsageError is a bad command line: exit code 2.
-type UsageError struct{ Msg string }
+type UsageError = host.UsageError
 
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return host.Usagef(format, a...) }
 
 type flagKind int
 
@@ -179,7 +167,7 @@ func lookupFlag(name string) (flagDef, bool) {
 
 // parseFlags reads flags anywhere on the line; `--` ends them.
 func parseFlags(args []string) (Options, error) {
-	o := Options{Mode: "text", MaxToolIters: -1}
+	o := Options{Mode: "text", Options: host.Options{MaxToolIters: -1}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wisp-agent/wisp/internal/host"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -62,7 +64,7 @@ func TestParseFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Options{Mode: "text", MaxToolIters: -1}
+			want := Options{Mode: "text", Options: host.Options{MaxToolIters: -1}}
 			tc.want(&want)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got %+v\nwant %+v", got, want)
@@ -189,8 +191,8 @@ func TestShellWord(t *testing.T) {
 		"/a/$HOME/b":      "'/a/$HOME/b'",
 	}
 	for in, want := range tests {
-		if got := shellWord(in); got != want {
-			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		if got := host.ShellWord(in); got != want {
+			t.Errorf("host.ShellWord(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/frontend"
-	"github.com/wisp-agent/wisp/internal/trust"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/host"
 
 	"github.com/wisp-agent/wisp/internal/termtext"
 )
@@ -18,9 +18,9 @@ import (
 // interactive is the line-mode conversation: streamed text, one line per
 // tool call, a [y/n] question before any mutating or command tool. Ctrl-C
 // cancels the running turn; Ctrl-C twice in a row quits.
-func (rt *runtime) interactive(ctx context.Context, first string) error {
-	out, errw := rt.sys.Stdout, rt.sys.Stderr
-	lines := rt.lines
+func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Options, sys IO, first string) error {
+	out, errw := sys.Stdout, sys.Stderr
+	lines := t.lines
 	// Ctrl-C cancels a turn; SIGTERM and SIGHUP end wisp as /exit does,
 	// naming the signal in the transcript's closing record (signals.go).
 	sigs := make(chan os.Signal, 4)
@@ -29,13 +29,13 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 
 	// Model and tool text goes through the screen's filter (package frontend);
 	// the question and the prompt start from the state it settles to.
-	scr := frontend.NewScreen(out, rt.sys.StdoutTTY)
-	rt.approver = terminalApprover(lines, out, scr.Settle)
-	rt.frontend = frontend.LineMode(scr, errw)
+	scr := t.screen
+	defer s.Subscribe(frontend.LineMode(scr, errw))()
 
-	fmt.Fprintf(out, "wisp %s · %s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", Version, frontend.TermLine(rt.choice.Name+"/"+rt.choice.Model, 200), termtext.Clean(rt.sys.Workdir))
-	if rt.session != nil {
-		fmt.Fprintf(out, "session %s\n", rt.session.ID())
+	name, model := s.Provider()
+	fmt.Fprintf(out, "wisp %s · %s · %s\nCtrl-C cancels a turn, twice quits; /exit leaves.\n", host.Version, frontend.TermLine(name+"/"+model, 200), termtext.Clean(sys.Workdir))
+	if id := s.ID(); id != "" {
+		fmt.Fprintf(out, "session %s\n", id)
 	}
 	pending := first
 	interrupts := 0
@@ -45,15 +45,15 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 			select {
 			case <-ctx.Done():
 				return nil
-			case s := <-sigs:
-				if isEndSignal(s) {
+			case sig := <-sigs:
+				if isEndSignal(sig) {
 					fmt.Fprintln(out)
-					return rt.endBySignal(s)
+					return endBySignal(s, sig)
 				}
 				interrupts++
 				if interrupts >= 2 {
 					fmt.Fprintln(out)
-					rt.closeNote = "interrupted"
+					s.EndWith("interrupted")
 					return errInterrupted
 				}
 				fmt.Fprint(out, "\n(press Ctrl-C again to quit)")
@@ -61,7 +61,7 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 			case l, ok := <-lines:
 				if !ok {
 					fmt.Fprintln(out)
-					rt.closeNote = "end of input"
+					s.EndWith("end of input")
 					return nil
 				}
 				pending = strings.TrimSpace(l)
@@ -73,10 +73,10 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 		interrupts = 0
 		switch pending {
 		case "/exit", "/quit":
-			rt.closeNote = "exit"
+			s.EndWith("exit")
 			return nil
 		case "/init":
-			fmt.Fprintln(out, rt.initAgentsMD())
+			fmt.Fprintln(out, s.InitAgentsMD())
 			pending = ""
 			continue
 		case "/help":
@@ -84,15 +84,15 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 			pending = ""
 			continue
 		}
-		if err := rt.turn(ctx, pending, sigs); err != nil {
+		if err := turn(ctx, s, sys, pending, sigs); err != nil {
 			return err
 		}
 		scr.Settle()
-		if rt.transcriptBroken() {
+		if s.TranscriptBroken() {
 			// The warning is out; the session ends with this turn.
 			return nil
 		}
-		if why := rt.gate.Failed(); why != "" {
+		if why := s.Failed(); why != "" {
 			// The audit log failed (an error event said why): the
 			// session ends with this turn, and wisp with exit code 1.
 			return fmt.Errorf("%w: %s", errReported, why)
@@ -105,12 +105,12 @@ func (rt *runtime) interactive(ctx context.Context, first string) error {
 // second quits wisp. SIGTERM or SIGHUP cancels it and ends wisp once the
 // turn has wound down (or turnWait has passed). A panic in the turn comes
 // back as its error.
-func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signal) error {
+func turn(ctx context.Context, s *host.Session, sys IO, prompt string, sigs <-chan os.Signal) error {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
 	goGuarded(done, func() error {
-		_, err := rt.agent.Run(tctx, prompt)
+		_, err := s.Prompt(tctx, prompt)
 		return err
 	})
 	var cancelledAt time.Time
@@ -122,24 +122,24 @@ func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signa
 				return err
 			}
 			if tctx.Err() != nil {
-				fmt.Fprintln(rt.sys.Stdout, "\n(turn cancelled)")
+				fmt.Fprintln(sys.Stdout, "\n(turn cancelled)")
 			} else if err != nil {
 				// Shown already through the error event; the conversation goes on.
 				_ = err
 			}
 			return nil
-		case s := <-sigs:
-			if isEndSignal(s) {
+		case sig := <-sigs:
+			if isEndSignal(sig) {
 				cancel()
 				select {
 				case <-done:
 				case <-time.After(turnWait):
 				}
-				return rt.endBySignal(s)
+				return endBySignal(s, sig)
 			}
 			if !cancelledAt.IsZero() && time.Since(cancelledAt) < time.Second {
 				<-done
-				rt.closeNote = "interrupted"
+				s.EndWith("interrupted")
 				return errInterrupted
 			}
 			cancelledAt = time.Now()
@@ -150,40 +150,14 @@ func (rt *runtime) turn(ctx context.Context, prompt string, sigs <-chan os.Signa
 
 // showResume tells, on leaving, how to come back to this session: only
 // when a transcript is kept, sound, and holds a conversation.
-func (rt *runtime) showResume() {
-	if rt.session == nil || rt.agent == nil || len(rt.agent.Messages()) == 0 || rt.transcriptBroken() {
+func showResume(s *host.Session, o Options, sys IO) {
+	if !s.Resumable() {
 		return
 	}
-	again := "wisp -r " + rt.session.ID()
-	if rt.opts.Chdir != "" {
+	again := "wisp -r " + s.ID()
+	if o.Chdir != "" {
 		// Started elsewhere with -C: the shell is still where it was.
-		again = "wisp -C " + shellWord(rt.sys.Workdir) + " -r " + rt.session.ID()
+		again = "wisp -C " + host.ShellWord(sys.Workdir) + " -r " + s.ID()
 	}
-	fmt.Fprintf(rt.sys.Stderr, "wisp: to resume this session: %s\n", again)
-}
-
-// initAgentsMD writes a starter AGENTS.md at the project root, never over
-// an existing one.
-func (rt *runtime) initAgentsMD() string {
-	root := rt.project.root
-	path := filepath.Join(root, "AGENTS.md")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return fmt.Sprintf("%s already exists; edit it to change what wisp is told about this project", path)
-	}
-	if err != nil {
-		return fmt.Sprintf("could not write %s: %v", path, err)
-	}
-	_, err = f.WriteString(trust.StarterAgentsMD(root))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Sprintf("could not write %s: %v", path, err)
-	}
-	note := ""
-	if !rt.project.decision.Trusted {
-		note = " (this project is not trusted, so wisp will not read it until you run: wisp trust allow)"
-	}
-	return fmt.Sprintf("wrote %s: fill it in; wisp reads it at the start of every session%s", path, note)
+	fmt.Fprintf(sys.Stderr, "wisp: to resume this session: %s\n", again)
 }

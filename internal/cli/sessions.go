@@ -9,6 +9,7 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/host"
 	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
@@ -28,7 +29,7 @@ func cmdSessions(o Options, sys IO) error {
 	if err != nil {
 		return err
 	}
-	dir := first(o.SessionDir, sys.Getenv("WISP_SESSION_DIR"), expandHome(settings.SessionDir, paths.UserHome), paths.SessionDir())
+	dir := host.SessionDir(o.Options, paths, settings, sys.Getenv)
 	all, err := transcript.List(dir)
 	if err != nil {
 		return fmt.Errorf("list sessions in %s: %w", paths.Pretty(dir), err)
@@ -65,7 +66,7 @@ func cmdSessions(o Options, sys IO) error {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(sys.Workdir, d)
 		}
-		resume += " --session-dir " + transcript.Escape(shellWord(d))
+		resume += " --session-dir " + transcript.Escape(host.ShellWord(d))
 	}
 	if o.All {
 		fmt.Fprintf(sys.Stderr, "resume one with: %s (from its folder, or wisp -C FOLDER -r ID)\n", resume)

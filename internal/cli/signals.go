@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,8 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wisp-agent/wisp/internal/event"
-	"github.com/wisp-agent/wisp/internal/transcript"
+	"github.com/wisp-agent/wisp/internal/host"
 )
 
 // How a run ends on a signal. SIGINT (Ctrl-C), SIGTERM and SIGHUP (the
@@ -54,13 +52,12 @@ func signalName(s syscall.Signal) string {
 
 // endBySignal records why the run ends (the audit's session_end and the
 // transcript's closing record) and returns its error.
-func (rt *runtime) endBySignal(s os.Signal) error {
-	sig, ok := s.(syscall.Signal)
+func endBySignal(s *host.Session, got os.Signal) error {
+	sig, ok := got.(syscall.Signal)
 	if !ok {
 		sig = syscall.SIGINT
 	}
-	rt.endNote = signalName(sig)
-	rt.closeNote = signalName(sig)
+	s.EndWith(signalName(sig))
 	return &signalExit{sig: sig}
 }
 
@@ -122,10 +119,10 @@ func (e *panicError) Error() string {
 // panic and its stack on stderr) instead of killing wisp on the spot, so
 // that closing the run still stops its processes and writes its last
 // records.
-func (rt *runtime) guard(f func() error) (err error) {
+func guard(s *host.Session, f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rt.endNote, rt.closeNote = "panic", "panic"
+			s.EndWith("panic")
 			err = &panicError{value: p, stack: debug.Stack()}
 		}
 	}()
@@ -143,23 +140,4 @@ func goGuarded(done chan<- error, f func() error) {
 		}()
 		done <- f()
 	}()
-}
-
-// writeClosing appends the transcript's closing record, which says why
-// the session ended, when the run set one (closeNote). It is written after
-// the run's processes are stopped.
-func (rt *runtime) writeClosing() {
-	if rt.session == nil || rt.closeNote == "" {
-		return
-	}
-	rt.recordMu.Lock()
-	failed := rt.transcriptErr != nil
-	rt.recordMu.Unlock()
-	if failed {
-		return
-	}
-	e := event.Event{Type: event.SessionEnd, Time: time.Now().UTC(), Session: rt.session.ID(), Reason: rt.closeNote}
-	if _, err := rt.session.Append(transcript.Record{Type: transcript.TypeEvent, Event: &e}); err != nil && !errors.Is(err, os.ErrClosed) {
-		rt.transcriptFailed(err)
-	}
 }

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/audit"
-	"github.com/wisp-agent/wisp/internal/config"
-	"github.com/wisp-agent/wisp/internal/frontend"
 	"io"
 	"path/filepath"
 	"text/tabwriter"
+
+	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/host"
 
 	"github.com/wisp-agent/wisp/internal/skills"
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -32,19 +33,19 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 			return usagef("wisp tools: unknown argument %s (usage: wisp tools [--json|--markdown])", a)
 		}
 	}
-	cfg, p, err := loadQuietly(ctx, sys)
+	cfg, p, err := host.LoadQuietly(ctx, sys)
 	if err != nil {
 		return err
 	}
-	ts, err := buildTools(cfg, p, sys.Extensions, io.Discard, nil)
+	ts, err := host.BuildTools(cfg, p, sys.Extensions, io.Discard, nil)
 	if err != nil {
 		return err
 	}
-	defer ts.bash.Close()
-	for _, w := range append(cfg.warns, ts.warns...) {
+	defer ts.Bash.Close()
+	for _, w := range append(cfg.Warns, ts.Warns...) {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	infos := tool.Catalog(ts.all, func(n string) string { return ts.sources[n] }, ts.describe)
+	infos := tool.Catalog(ts.All, func(n string) string { return ts.Sources[n] }, ts.Describe)
 	switch format {
 	case "json":
 		enc := json.NewEncoder(sys.Stdout)
@@ -71,11 +72,11 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 
 // cmdTrust records whether a project's files may be read.
 func cmdTrust(args []string, sys IO) error {
-	cfg, err := loadConfig(sys.Getenv)
+	cfg, err := host.LoadConfig(sys.Getenv)
 	if err != nil {
 		return err
 	}
-	path, warn := trust.Locate(cfg.paths.Home, sys.Getenv("WISP_TRUST_FILE"))
+	path, warn := trust.Locate(cfg.Paths.Home, sys.Getenv("WISP_TRUST_FILE"))
 	if warn != "" {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", warn)
 	}
@@ -94,7 +95,7 @@ func cmdTrust(args []string, sys IO) error {
 	before, _ := store.Status(root)
 	err = trust.Command(args, sys.Stdout, sys.Stderr, store, sys.Getenv("WISP_TRUST"), sys.Workdir)
 	if after, serr := store.Status(root); err == nil && serr == nil && after != before {
-		auditConfigChange(cfg, sys, audit.ConfigChange{File: cfg.paths.Pretty(path), Key: root, Old: string(before), New: string(after)})
+		host.AuditConfigChange(cfg, sys, audit.ConfigChange{File: cfg.Paths.Pretty(path), Key: root, Old: string(before), New: string(after)})
 	}
 	var ue *trust.UsageError
 	if errors.As(err, &ue) {
@@ -108,18 +109,18 @@ func cmdSkills(ctx context.Context, args []string, sys IO) error {
 	if len(args) > 0 {
 		return usagef("wisp skills takes no arguments")
 	}
-	_, p, err := loadQuietly(ctx, sys)
+	_, p, err := host.LoadQuietly(ctx, sys)
 	if err != nil {
 		return err
 	}
-	for _, w := range p.warns {
+	for _, w := range p.Warns {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	if len(p.skills.Skills) == 0 {
+	if len(p.Skills.Skills) == 0 {
 		fmt.Fprintln(sys.Stderr, "no skills: add folders with a SKILL.md under ~/.wisp/skills, ~/.agents/skills, or (in a trusted project) .wisp/skills or .agents/skills")
 		return nil
 	}
-	return skills.List(&p.skills, sys.Stdout)
+	return skills.List(&p.Skills, sys.Stdout)
 }
 
 // cmdConfig prints the effective configuration and where each value
@@ -128,43 +129,12 @@ func cmdConfig(ctx context.Context, o Options, sys IO) error {
 	if len(o.Args) > 1 {
 		return usagef("wisp config takes no arguments, not %q (usage: wisp config [--provider NAME] [--model NAME] [--base-url URL])", o.Args[1])
 	}
-	cfg, p, err := loadQuietly(ctx, sys)
+	list, warns, err := host.Settings(ctx, o.Options, sys)
 	if err != nil {
 		return err
 	}
-	for _, w := range append(cfg.warns, p.warns...) {
+	for _, w := range warns {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	list := effectiveSettings(o, cfg, p.settings, cfg.paths.Pretty(config.ProjectFile(p.root)), sys.Getenv)
-	trustLine := setting{key: "project trust", value: string(p.decision.Status), source: first(p.decision.Source, "none") + " (" + p.root + ")"}
-	return printSettings(sys, append([]setting{trustLine}, list...))
-}
-
-// auditConfigChange records a change a wisp command made to one of the
-// user's files.
-func auditConfigChange(cfg *loaded, sys IO, d audit.ConfigChange) {
-	log, err := audit.Open(audit.Dir(cfg.paths.Home), audit.Options{Version: Version})
-	if err != nil {
-		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
-		return
-	}
-	defer log.Close()
-	if err := log.Write(audit.Entry{Details: d}); err != nil {
-		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
-	}
-}
-
-// loadQuietly reads the configuration and the project for a command that
-// starts no session: nobody is asked about trust, so an undecided project
-// counts as untrusted.
-func loadQuietly(ctx context.Context, sys IO) (*loaded, *project, error) {
-	cfg, err := loadConfig(sys.Getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := loadProject(ctx, cfg, sys, nil, io.Discard)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cfg, p, nil
+	return printSettings(sys, list)
 }

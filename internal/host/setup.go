@@ -1,8 +1,10 @@
-package cli
+package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,34 +21,34 @@ import (
 )
 
 // loaded is the user's configuration, read once per process.
-type loaded struct {
-	paths    config.Paths
-	settings config.Settings
-	file     config.File
-	policy   *policy.Policy
-	warns    []string
+type Config struct {
+	Paths    config.Paths
+	Settings config.Settings
+	File     config.File
+	Policy   *policy.Policy
+	Warns    []string
 }
 
 // loadConfig reads ~/.wisp/settings.json and ~/.wisp/config.json. A bad
 // file or pattern is a MalformedError naming the file and the key.
-func loadConfig(getenv config.Getenv) (*loaded, error) {
+func LoadConfig(getenv config.Getenv) (*Config, error) {
 	paths, err := config.ResolvePaths(getenv)
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{paths: paths}
+	l := &Config{Paths: paths}
 	var warns []string
-	l.settings, warns, err = config.LoadSettings(paths)
-	l.warns = append(l.warns, warns...)
+	l.Settings, warns, err = config.LoadSettings(paths)
+	l.Warns = append(l.Warns, warns...)
 	if err != nil {
 		return nil, err
 	}
-	l.file, warns, err = config.LoadFile(paths)
-	l.warns = append(l.warns, warns...)
+	l.File, warns, err = config.LoadFile(paths)
+	l.Warns = append(l.Warns, warns...)
 	if err != nil {
 		return nil, err
 	}
-	l.policy, err = policy.Compile(l.file.CommandPolicy.Deny, l.file.CommandPolicy.Allow)
+	l.Policy, err = policy.Compile(l.File.CommandPolicy.Deny, l.File.CommandPolicy.Allow)
 	var pe *policy.PatternError
 	if errors.As(err, &pe) {
 		return nil, &config.MalformedError{File: paths.Pretty(paths.ConfigFile()), What: pe.Error()}
@@ -84,19 +86,19 @@ type gateParts struct {
 
 // buildGate assembles the gate's options from the configuration and
 // warns, on stderr, about anything that weakens it.
-func buildGate(l *loaded, sys IO, temp runTemp) (*gateParts, error) {
-	tmp := tempDir(sys.Getenv)
-	f := l.file
+func buildGate(l *Config, sys IO, temp runTemp) (*gateParts, error) {
+	tmp := TempDir(sys.Getenv)
+	f := l.File
 	threshold, err := approval.ParseThreshold(f.Threshold())
 	if err != nil {
-		return nil, &config.MalformedError{File: l.paths.Pretty(l.paths.ConfigFile()), What: "approval.threshold: " + err.Error()}
+		return nil, &config.MalformedError{File: l.Paths.Pretty(l.Paths.ConfigFile()), What: "approval.threshold: " + err.Error()}
 	}
 	gp := &gateParts{}
-	gp.log, err = audit.Open(audit.Dir(l.paths.Home), audit.Options{Version: Version})
+	gp.log, err = audit.Open(audit.Dir(l.Paths.Home), audit.Options{Version: Version})
 	if err != nil {
 		return nil, fmt.Errorf("open the audit log: %w", err)
 	}
-	gp.store, err = approval.Open(filepath.Join(l.paths.Home, "approvals.json"), sys.Workdir, nil)
+	gp.store, err = approval.Open(filepath.Join(l.Paths.Home, "approvals.json"), sys.Workdir, nil)
 	var dup *approval.DuplicateError
 	switch {
 	case errors.As(err, &dup):
@@ -106,17 +108,17 @@ func buildGate(l *loaded, sys IO, temp runTemp) (*gateParts, error) {
 	}
 	var writable []string
 	for _, p := range f.Sandbox.WritablePaths {
-		writable = append(writable, expandHome(p, l.paths.UserHome))
+		writable = append(writable, expandHome(p, l.Paths.UserHome))
 	}
 	sb := sandbox.Config{
 		Enabled: f.SandboxEnabled(), Workdir: sys.Workdir, WritablePaths: writable,
-		AllowNetwork: f.AllowNetwork(), WispHome: l.paths.Home, TempDir: first(temp.commands, tmp),
+		AllowNetwork: f.AllowNetwork(), WispHome: l.Paths.Home, TempDir: first(temp.commands, tmp),
 	}
 	sandboxed := false
 	switch abi, ok := sandbox.Available(); {
 	case !f.SandboxEnabled():
 		gp.sandboxNote = "disabled"
-		fmt.Fprintf(sys.Stderr, "wisp: warning: the sandbox is disabled (sandbox.enabled: false in %s); commands run unconfined\n", l.paths.Pretty(l.paths.ConfigFile()))
+		fmt.Fprintf(sys.Stderr, "wisp: warning: the sandbox is disabled (sandbox.enabled: false in %s); commands run unconfined\n", l.Paths.Pretty(l.Paths.ConfigFile()))
 	case !ok:
 		gp.sandboxNote = "unavailable"
 		fmt.Fprintln(sys.Stderr, "wisp: warning: Landlock is not available on this system; commands run unsandboxed")
@@ -126,15 +128,15 @@ func buildGate(l *loaded, sys IO, temp runTemp) (*gateParts, error) {
 		if !f.AllowNetwork() && abi < sandbox.NetworkABI {
 			fmt.Fprintf(sys.Stderr, "wisp: warning: sandbox.allowNetwork is false but Landlock ABI %d cannot deny the network (needs %d)\n", abi, sandbox.NetworkABI)
 		}
-		gp.goCache = readOnlyNotes(sys, l.paths, sb, tmp, temp)
+		gp.goCache = readOnlyNotes(sys, l.Paths, sb, tmp, temp)
 	}
 	bytes, lines := f.OutputBound()
-	protect := workspace.NewProtection(l.paths.UserHome, l.settings.ProtectedPaths, l.paths.Home)
+	protect := workspace.NewProtection(l.Paths.UserHome, l.Settings.ProtectedPaths, l.Paths.Home)
 	gp.opts = gate.Options{
 		ApprovalTimeout: f.ApprovalTimeout(),
-		Policy:          l.policy,
+		Policy:          l.Policy,
 		Classifier:      shell.NewCache(shell.DefaultCacheSize),
-		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.paths.UserHome, TempDir: first(temp.commands, tmp)},
+		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.Paths.UserHome, TempDir: first(temp.commands, tmp)},
 		Threshold:       threshold,
 		Approvals:       gp.store,
 		Sandbox:         sb,
@@ -199,7 +201,7 @@ func resolved(p string) string {
 // walked by grep and find, and, under .wisp/, sit among the files that
 // configure wisp. With none of them usable wisp says how to give it one.
 func tempParents(getenv config.Getenv) []string {
-	out := []string{tempDir(getenv)}
+	out := []string{TempDir(getenv)}
 	for _, p := range []string{"/tmp", "/var/tmp"} {
 		if !slices.Contains(out, p) {
 			out = append(out, p)
@@ -211,9 +213,9 @@ func tempParents(getenv config.Getenv) []string {
 // commandTempRefused is the sandbox's verdict on dir as the commands'
 // temporary folder: why it would stay read-only (it lies in the wisp
 // home), "" when commands may write it.
-func commandTempRefused(l *loaded, workdir string) func(dir string) string {
+func commandTempRefused(l *Config, workdir string) func(dir string) string {
 	return func(dir string) string {
-		roots, err := sandbox.WritableRoots(sandbox.Config{Enabled: true, Workdir: workdir, WispHome: l.paths.Home, TempDir: dir})
+		roots, err := sandbox.WritableRoots(sandbox.Config{Enabled: true, Workdir: workdir, WispHome: l.Paths.Home, TempDir: dir})
 		if err != nil {
 			return err.Error()
 		}
@@ -226,9 +228,38 @@ func commandTempRefused(l *loaded, workdir string) func(dir string) string {
 	}
 }
 
-func tempDir(getenv config.Getenv) string {
+func TempDir(getenv config.Getenv) string {
 	if t := getenv("TMPDIR"); t != "" {
 		return t
 	}
 	return os.TempDir()
+}
+
+// AuditConfigChange records a change a wisp command made to one of the
+// user's files.
+func AuditConfigChange(cfg *Config, sys IO, d audit.ConfigChange) {
+	log, err := audit.Open(audit.Dir(cfg.Paths.Home), audit.Options{Version: Version})
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
+		return
+	}
+	defer log.Close()
+	if err := log.Write(audit.Entry{Details: d}); err != nil {
+		fmt.Fprintf(sys.Stderr, "wisp: warning: audit log: %v\n", err)
+	}
+}
+
+// LoadQuietly reads the configuration and the project for a command that
+// starts no session: nobody is asked about trust, so an undecided project
+// counts as untrusted.
+func LoadQuietly(ctx context.Context, sys IO) (*Config, *Project, error) {
+	cfg, err := LoadConfig(sys.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := LoadProject(ctx, cfg, sys, nil, io.Discard)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, p, nil
 }

@@ -1,9 +1,11 @@
-package cli
+package host
 
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/chat"
@@ -13,8 +15,8 @@ import (
 
 // openSession starts, resumes or forks the transcript and returns the
 // conversation to continue. The transcript is read once.
-func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
-	dir := sessionDir(o, rt.cfg, sys.Getenv)
+func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
+	dir := sessionDir(o, s.cfg, sys.Getenv)
 	if o.NoSession {
 		if o.Continue || o.Resume != "" || o.Fork {
 			return nil, usagef("--no-session cannot be combined with --continue, --resume or --fork")
@@ -24,28 +26,28 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 	if o.KeepTurns > 0 && !o.Fork {
 		return nil, usagef("--keep-turns needs --fork: it shortens the history of the branch, never the session itself")
 	}
-	path, err := rt.findSession(o, sys, dir)
+	path, err := s.findSession(o, sys, dir)
 	if err != nil {
 		return nil, err
 	}
-	header := transcript.Header{Cwd: sys.Workdir, Provider: rt.choice.Name, Model: rt.choice.Model}
+	header := transcript.Header{Cwd: sys.Workdir, Provider: s.choice.Name, Model: s.choice.Model}
 	if path == "" {
 		w, err := transcript.Create(dir, header)
 		if err != nil {
 			return nil, sessionErr("create the session", err)
 		}
-		rt.session = w
+		s.session = w
 		return nil, nil
 	}
-	rt.endBurst = gcBurst()
-	rt.closers = append(rt.closers, rt.endBurst)
+	s.endBurst = gcBurst()
+	s.closers = append(s.closers, s.endBurst)
 	if o.Fork {
 		t, err := transcript.Read(path)
 		if err != nil {
 			return nil, sessionErr("fork the session", err)
 		}
-		rt.warnDamage(t, "forking from")
-		rt.warnFolder(t)
+		s.warnDamage(t, "forking from")
+		s.warnFolder(t)
 		if pid := transcript.Holder(path); pid > 0 {
 			fmt.Fprintf(sys.Stderr, "wisp: session %s is open in another wisp (pid %d): calls still running there show in the branch as interrupted\n", t.Header.ID, pid)
 		}
@@ -54,7 +56,7 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 		if err != nil {
 			return nil, sessionErr("fork the session", err)
 		}
-		rt.session = w
+		s.session = w
 		if dropped > 0 {
 			fmt.Fprintf(sys.Stderr, "wisp: forked session %s into %s, keeping its last %d turns (%d older ones left out)\n", t.Header.ID, w.ID(), o.KeepTurns, dropped)
 		} else {
@@ -70,26 +72,26 @@ func (rt *runtime) openSession(o Options, sys IO) ([]chat.Message, error) {
 	if err != nil {
 		return nil, sessionErr("open the session", err)
 	}
-	rt.session = w
-	rt.warnDamage(t, "resuming from")
-	rt.warnFolder(t)
+	s.session = w
+	s.warnDamage(t, "resuming from")
+	s.warnFolder(t)
 	return t.Messages(), nil
 }
 
 // warnFolder says when a session started in another folder: its
 // history speaks of that folder, while this run's tools work here.
-func (rt *runtime) warnFolder(t *transcript.Transcript) {
+func (s *Session) warnFolder(t *transcript.Transcript) {
 	cwd := t.Header.Cwd
-	if cwd == "" || cwd == rt.sys.Workdir {
+	if cwd == "" || cwd == s.sys.Workdir {
 		return
 	}
-	fmt.Fprintf(rt.sys.Stderr, "wisp: session %s was started in %s; this run works in %s (wisp -C %s -r %s works there)\n",
-		t.Header.ID, transcript.Escape(cwd), transcript.Escape(rt.sys.Workdir), transcript.Escape(shellWord(cwd)), t.Header.ID)
+	fmt.Fprintf(s.sys.Stderr, "wisp: session %s was started in %s; this run works in %s (wisp -C %s -r %s works there)\n",
+		t.Header.ID, transcript.Escape(cwd), transcript.Escape(s.sys.Workdir), transcript.Escape(ShellWord(cwd)), t.Header.ID)
 }
 
 // findSession resolves --resume and --continue to a transcript's path;
 // "" starts a new session.
-func (rt *runtime) findSession(o Options, sys IO, dir string) (string, error) {
+func (s *Session) findSession(o Options, sys IO, dir string) (string, error) {
 	switch {
 	case o.Continue && o.Resume != "":
 		return "", usagef("use --continue or --resume, not both")
@@ -132,23 +134,23 @@ const maxDamageWarnings = 3
 
 // warnDamage names the malformed lines no earlier run has handled, and
 // says where the conversation goes on.
-func (rt *runtime) warnDamage(t *transcript.Transcript, doing string) {
+func (s *Session) warnDamage(t *transcript.Transcript, doing string) {
 	un := t.Unhandled()
 	if len(un) == 0 {
 		return
 	}
 	for i, d := range un {
 		if i == maxDamageWarnings {
-			fmt.Fprintf(rt.sys.Stderr, "wisp: warning: … and %d more malformed lines\n", len(un)-i)
+			fmt.Fprintf(s.sys.Stderr, "wisp: warning: … and %d more malformed lines\n", len(un)-i)
 			break
 		}
-		fmt.Fprintf(rt.sys.Stderr, "wisp: warning: %v\n", d)
+		fmt.Fprintf(s.sys.Stderr, "wisp: warning: %v\n", d)
 	}
 	where := "the start of the session"
 	if t.Leaf >= 0 {
 		where = fmt.Sprintf("the last good record before line %d", un[0].Line)
 	}
-	fmt.Fprintf(rt.sys.Stderr, "wisp: warning: %s %s; the damaged part stays in %s, nothing is deleted\n", doing, where, transcript.Escape(t.Path))
+	fmt.Fprintf(s.sys.Stderr, "wisp: warning: %s %s; the damaged part stays in %s, nothing is deleted\n", doing, where, transcript.Escape(t.Path))
 }
 
 // record keeps what a transcript needs (transcript.Writer.Record decides).
@@ -156,60 +158,91 @@ func (rt *runtime) warnDamage(t *transcript.Transcript, doing string) {
 // transcript with a hole would resume as a different conversation), the
 // gate refuses command and mutating tools for the rest of the run, and
 // the run ends with exit code 1.
-func (rt *runtime) record(e event.Event) {
-	rt.recordMu.Lock()
-	defer rt.recordMu.Unlock()
+func (s *Session) record(e event.Event) {
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
 	if e.Type == event.Error && strings.HasPrefix(e.Error, agent.ErrContextOverflow.Error()) {
 		// Frontends wrap the run's error as text; the event says it.
-		rt.overflowed = true
+		s.overflowed = true
 	}
-	if rt.transcriptErr != nil {
+	if s.transcriptErr != nil {
 		return
 	}
-	if err := rt.session.Record(e); err != nil {
-		rt.failTranscript(err)
+	if err := s.session.Record(e); err != nil {
+		s.failTranscript(err)
 	}
 }
 
 // transcriptFailed reports a failure outside the event path (closing).
-func (rt *runtime) transcriptFailed(err error) {
-	rt.recordMu.Lock()
-	defer rt.recordMu.Unlock()
-	rt.failTranscript(err)
+func (s *Session) transcriptFailed(err error) {
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
+	s.failTranscript(err)
 }
 
-func (rt *runtime) failTranscript(err error) {
-	if rt.transcriptErr != nil {
+func (s *Session) failTranscript(err error) {
+	if s.transcriptErr != nil {
 		return
 	}
-	rt.transcriptErr = err
-	fmt.Fprintf(rt.sys.Stderr, "wisp: warning: the session transcript cannot be written (%s); command and mutating tools are refused from now on, and wisp ends after this turn with exit code 1\n", transcript.Escape(err.Error()))
-	if rt.gate != nil {
-		rt.gate.FailClosed("transcript unavailable: " + transcript.Escape(err.Error()))
+	s.transcriptErr = err
+	fmt.Fprintf(s.sys.Stderr, "wisp: warning: the session transcript cannot be written (%s); command and mutating tools are refused from now on, and wisp ends after this turn with exit code 1\n", transcript.Escape(err.Error()))
+	if s.gate != nil {
+		s.gate.FailClosed("transcript unavailable: " + transcript.Escape(err.Error()))
 	}
 }
 
 // transcriptBroken says whether a transcript write has failed: an
 // interactive run then ends after the turn, as a print run does.
-func (rt *runtime) transcriptBroken() bool {
-	rt.recordMu.Lock()
-	defer rt.recordMu.Unlock()
-	return rt.transcriptErr != nil
+func (s *Session) transcriptBroken() bool {
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
+	return s.transcriptErr != nil
 }
 
 // finish turns what a run left behind into its error: a transcript that
 // could not be written fails the run even when the answer came, and a
 // context overflow is followed by how to go on.
-func (rt *runtime) finish(err error) error {
-	rt.recordMu.Lock()
-	overflowed := rt.overflowed
-	rt.recordMu.Unlock()
-	if (overflowed || errors.Is(err, agent.ErrContextOverflow)) && rt.session != nil {
-		id := rt.session.ID()
-		fmt.Fprintf(rt.sys.Stderr, "wisp: session %s is kept and can be resumed, but its history will not fit this model either; to go on, start a new session, or branch it with a shorter history: `wisp --resume %s --fork --keep-turns 3` (/compact will shorten a session once it exists)\n", id, id)
+func (s *Session) finish(err error) error {
+	s.recordMu.Lock()
+	overflowed := s.overflowed
+	s.recordMu.Unlock()
+	if (overflowed || errors.Is(err, agent.ErrContextOverflow)) && s.session != nil {
+		id := s.session.ID()
+		fmt.Fprintf(s.sys.Stderr, "wisp: session %s is kept and can be resumed, but its history will not fit this model either; to go on, start a new session, or branch it with a shorter history: `wisp --resume %s --fork --keep-turns 3` (/compact will shorten a session once it exists)\n", id, id)
 	}
-	if err == nil && rt.transcriptBroken() {
-		return fmt.Errorf("%w: the session transcript could not be written", errReported)
+	if err == nil && s.transcriptBroken() {
+		return fmt.Errorf("%w: the session transcript could not be written", ErrReported)
 	}
 	return err
+}
+
+// ShellWord quotes s for a POSIX shell when it needs it, so that a
+// command wisp suggests can be pasted as shown.
+func ShellWord(s string) string {
+	safe := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./-+,:@%=~", r))
+	})
+	if safe && !strings.HasPrefix(s, "~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeClosing appends the transcript's closing record, which says why
+// the session ended, when the run set one (closeNote). It is written after
+// the run's processes are stopped.
+func (s *Session) writeClosing() {
+	if s.session == nil || s.closeNote == "" {
+		return
+	}
+	s.recordMu.Lock()
+	failed := s.transcriptErr != nil
+	s.recordMu.Unlock()
+	if failed {
+		return
+	}
+	e := event.Event{Type: event.SessionEnd, Time: time.Now().UTC(), Session: s.session.ID(), Reason: s.closeNote}
+	if _, err := s.session.Append(transcript.Record{Type: transcript.TypeEvent, Event: &e}); err != nil && !errors.Is(err, os.ErrClosed) {
+		s.transcriptFailed(err)
+	}
 }

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"context"
@@ -18,22 +18,22 @@ import (
 
 // project is what wisp knows about the folder it runs in: whether it is
 // trusted, and what a trusted project adds (settings, context, skills).
-type project struct {
-	root     string
-	decision trust.Decision
-	settings config.Settings
-	context  trust.Context
-	skills   skills.Catalog
-	warns    []string
+type Project struct {
+	Root     string
+	Decision trust.Decision
+	Settings config.Settings
+	Context  trust.Context
+	Skills   skills.Catalog
+	Warns    []string
 }
 
 // decideTrust settles whether the project's own files may be read. Only
 // an interactive run asks; every other run treats an undecided project
 // as untrusted. lines is nil when nobody can answer.
-func decideTrust(ctx context.Context, cfg *loaded, sys IO, lines <-chan string, out io.Writer) (string, trust.Decision, []string) {
+func decideTrust(ctx context.Context, cfg *Config, sys IO, lines <-chan string, out io.Writer) (string, trust.Decision, []string) {
 	var warns []string
 	root := trust.ProjectRoot(sys.Workdir)
-	path, warn := trust.Locate(cfg.paths.Home, sys.Getenv("WISP_TRUST_FILE"))
+	path, warn := trust.Locate(cfg.Paths.Home, sys.Getenv("WISP_TRUST_FILE"))
 	if warn != "" {
 		warns = append(warns, warn)
 	}
@@ -55,27 +55,27 @@ func decideTrust(ctx context.Context, cfg *loaded, sys IO, lines <-chan string, 
 
 // loadProject reads what a trusted project adds. Untrusted projects stay
 // fully usable: wisp just ignores their files.
-func loadProject(ctx context.Context, cfg *loaded, sys IO, lines <-chan string, out io.Writer) (*project, error) {
-	p := &project{}
-	p.root, p.decision, p.warns = decideTrust(ctx, cfg, sys, lines, out)
-	protect := workspace.NewProtection(cfg.paths.UserHome, cfg.settings.ProtectedPaths, cfg.paths.Home)
-	if p.decision.Trusted {
-		s, warns, err := config.LoadProject(cfg.paths, p.root)
-		p.warns = append(p.warns, warns...)
+func LoadProject(ctx context.Context, cfg *Config, sys IO, lines <-chan string, out io.Writer) (*Project, error) {
+	p := &Project{}
+	p.Root, p.Decision, p.Warns = decideTrust(ctx, cfg, sys, lines, out)
+	protect := workspace.NewProtection(cfg.Paths.UserHome, cfg.Settings.ProtectedPaths, cfg.Paths.Home)
+	if p.Decision.Trusted {
+		s, warns, err := config.LoadProject(cfg.Paths, p.Root)
+		p.Warns = append(p.Warns, warns...)
 		if err != nil {
 			return nil, err
 		}
-		p.settings = s
+		p.Settings = s
 	}
-	p.context = trust.LoadContext(trust.ContextOptions{
-		WispHome: cfg.paths.Home, Root: p.root, Cwd: sys.Workdir, Trusted: p.decision.Trusted, Protected: protect.Match,
+	p.Context = trust.LoadContext(trust.ContextOptions{
+		WispHome: cfg.Paths.Home, Root: p.Root, Cwd: sys.Workdir, Trusted: p.Decision.Trusted, Protected: protect.Match,
 	})
-	p.warns = append(p.warns, p.context.Warnings...)
+	p.Warns = append(p.Warns, p.Context.Warnings...)
 	cat, warns := skills.Discover(skills.Options{
-		Project: p.root, Trusted: p.decision.Trusted, Home: cfg.paths.UserHome, WispHome: cfg.paths.Home, Protected: protect.Match,
+		Project: p.Root, Trusted: p.Decision.Trusted, Home: cfg.Paths.UserHome, WispHome: cfg.Paths.Home, Protected: protect.Match,
 	})
-	p.skills = cat
-	p.warns = append(p.warns, warns...)
+	p.Skills = cat
+	p.Warns = append(p.Warns, warns...)
 	return p, nil
 }
 
@@ -92,29 +92,29 @@ func builtinNames(all *tool.Registry) []string {
 // toolSet is every tool a session gets, before print mode narrows what is
 // exposed: the built-ins the user did not disable, the skill tool when
 // there are skills, then the user's custom tools.
-type toolSet struct {
-	all     *tool.Registry
-	sources map[string]string
-	bash    *builtin.BashTool
-	warns   []string
+type ToolSet struct {
+	All     *tool.Registry
+	Sources map[string]string
+	Bash    *builtin.BashTool
+	Warns   []string
 }
 
-func buildTools(cfg *loaded, p *project, exts []Extension, stderr io.Writer, insp builtin.InspectSource) (*toolSet, error) {
-	ts := &toolSet{bash: builtin.Bash(), sources: map[string]string{}}
-	all := tool.NewRegistry(allBuiltins(ts.bash, stderr, insp)...)
-	if p != nil && len(p.skills.Skills) > 0 {
-		all.Add(builtin.Skill(&p.skills))
+func BuildTools(cfg *Config, p *Project, exts []Extension, stderr io.Writer, insp builtin.InspectSource) (*ToolSet, error) {
+	ts := &ToolSet{Bash: builtin.Bash(), Sources: map[string]string{}}
+	all := tool.NewRegistry(allBuiltins(ts.Bash, stderr, insp)...)
+	if p != nil && len(p.Skills.Skills) > 0 {
+		all.Add(builtin.Skill(&p.Skills))
 	}
 	for _, n := range all.Names() {
-		ts.sources[n] = "built-in"
+		ts.Sources[n] = "built-in"
 	}
-	for _, name := range cfg.file.Tools.Disabled {
+	for _, name := range cfg.File.Tools.Disabled {
 		canon := name
 		if a, ok := toolAliases[name]; ok {
 			canon = a
 		}
 		if _, ok := all.Get(canon); !ok {
-			ts.warns = append(ts.warns, fmt.Sprintf("%s: tools.disabled: unknown tool %q ignored", cfg.paths.Pretty(cfg.paths.ConfigFile()), name))
+			ts.Warns = append(ts.Warns, fmt.Sprintf("%s: tools.disabled: unknown tool %q ignored", cfg.Paths.Pretty(cfg.Paths.ConfigFile()), name))
 			continue
 		}
 		all.Remove(canon)
@@ -123,24 +123,24 @@ func buildTools(cfg *loaded, p *project, exts []Extension, stderr io.Writer, ins
 		if err := all.Register(e.Tool, e.Meta); err != nil {
 			return nil, fmt.Errorf("extension: %w", err)
 		}
-		ts.sources[e.Tool.Spec().Name] = "extension"
+		ts.Sources[e.Tool.Spec().Name] = "extension"
 	}
-	customs, err := custom.Parse(cfg.file.Tools.Custom, builtinNames(all), custom.Options{Home: cfg.paths.UserHome})
+	customs, err := custom.Parse(cfg.File.Tools.Custom, builtinNames(all), custom.Options{Home: cfg.Paths.UserHome})
 	if err != nil {
 		// Every Parse error is about the user's definitions.
-		return nil, &config.MalformedError{File: cfg.paths.Pretty(cfg.paths.ConfigFile()), What: err.Error()}
+		return nil, &config.MalformedError{File: cfg.Paths.Pretty(cfg.Paths.ConfigFile()), What: err.Error()}
 	}
 	for _, c := range customs {
 		all.Add(c)
-		ts.sources[c.Name()] = "custom"
+		ts.Sources[c.Name()] = "custom"
 	}
-	ts.all = all
+	ts.All = all
 	return ts, nil
 }
 
 // describe gives `wisp tools` the limits and example of any tool.
-func (ts *toolSet) describe(name string) ([]string, string) {
-	t, ok := ts.all.Get(name)
+func (ts *ToolSet) Describe(name string) ([]string, string) {
+	t, ok := ts.All.Get(name)
 	if c, isCustom := t.(*custom.Tool); ok && isCustom {
 		l := c.Limits()
 		var limits []string
@@ -160,12 +160,12 @@ func (ts *toolSet) describe(name string) ([]string, string) {
 
 // systemPrompt builds the system prompt for the exposed tools, with the
 // project's context files and skill catalogue when trusted.
-func systemPrompt(sys IO, exposed *tool.Registry, p *project) string {
+func systemPrompt(sys IO, exposed *tool.Registry, p *Project) string {
 	o := prompt.Options{Workdir: sys.Workdir, Now: time.Now(), Tools: exposed.Names(), Guidance: exposed.Guidance()}
 	if p != nil {
-		o.Context = p.context.Render()
+		o.Context = p.Context.Render()
 		if _, ok := exposed.Get("skill"); ok {
-			o.Skills = p.skills.Prompt()
+			o.Skills = p.Skills.Prompt()
 		}
 	}
 	return prompt.Build(o)

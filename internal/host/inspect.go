@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -10,52 +10,52 @@ import (
 // The runtime answers the inspect tool from its live state.
 
 // InspectConfig shows the gate's effective settings.
-func (rt *runtime) InspectConfig() string {
-	f := rt.cfg.file
+func (s *Session) InspectConfig() string {
+	f := s.cfg.File
 	bytes, lines := f.OutputBound()
 	var b strings.Builder
 	fmt.Fprintf(&b, "approval.threshold: %s\napproval.timeoutSeconds: %.0f\n", f.Threshold(), f.ApprovalTimeout().Seconds())
 	fmt.Fprintf(&b, "commandTimeoutSeconds: %.0f\noutputLimit: %d bytes, %d lines\n", f.CommandTimeout().Seconds(), bytes, lines)
 	fmt.Fprintf(&b, "sandbox.enabled: %v\nsandbox.allowNetwork: %v\nsandbox.writablePaths: %v\n", f.SandboxEnabled(), f.AllowNetwork(), f.Sandbox.WritablePaths)
-	fmt.Fprintf(&b, "commandPolicy.deny: %d patterns (%d defaults + %d user)\n", len(rt.cfg.policy.Deny()), len(rt.cfg.policy.Deny())-len(f.CommandPolicy.Deny), len(f.CommandPolicy.Deny))
+	fmt.Fprintf(&b, "commandPolicy.deny: %d patterns (%d defaults + %d user)\n", len(s.cfg.Policy.Deny()), len(s.cfg.Policy.Deny())-len(f.CommandPolicy.Deny), len(f.CommandPolicy.Deny))
 	for _, p := range f.CommandPolicy.Deny {
 		fmt.Fprintf(&b, "  user deny: %s\n", p)
 	}
-	if allow := rt.cfg.policy.Allow(); len(allow) > 0 {
+	if allow := s.cfg.Policy.Allow(); len(allow) > 0 {
 		fmt.Fprintf(&b, "commandPolicy.allow: %v\n", allow)
 	}
-	if len(rt.cfg.settings.ProtectedPaths) > 0 {
-		fmt.Fprintf(&b, "protected_paths (extra): %v\n", rt.cfg.settings.ProtectedPaths)
+	if len(s.cfg.Settings.ProtectedPaths) > 0 {
+		fmt.Fprintf(&b, "protected_paths (extra): %v\n", s.cfg.Settings.ProtectedPaths)
 	}
 	return b.String()
 }
 
 // InspectStatus shows the session, the model, the sandbox and the usage.
-func (rt *runtime) InspectStatus() string {
+func (s *Session) InspectStatus() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wisp %s\nsession: %s\nprovider: %s\nmodel: %s\nworkdir: %s\nsandbox: %s\n",
-		Version, first(rt.sessionID(), "(none)"), rt.choice.Name, rt.choice.Model, rt.sys.Workdir, rt.parts.sandboxNote)
-	if rt.gate != nil {
-		b.WriteString(rt.gate.SandboxStatus())
+		Version, first(s.sessionID(), "(none)"), s.choice.Name, s.choice.Model, s.sys.Workdir, s.parts.sandboxNote)
+	if s.gate != nil {
+		b.WriteString(s.gate.SandboxStatus())
 	}
-	fmt.Fprintf(&b, "temp folder for commands: %s\n", first(rt.temp.commands, "(none: "+rt.temp.why+")"))
-	if rt.parts.goCache != "" {
-		fmt.Fprintf(&b, "go build cache for commands: %s (go's own cannot be written in the sandbox; this one starts empty)\n", rt.parts.goCache)
+	fmt.Fprintf(&b, "temp folder for commands: %s\n", first(s.temp.commands, "(none: "+s.temp.why+")"))
+	if s.parts.goCache != "" {
+		fmt.Fprintf(&b, "go build cache for commands: %s (go's own cannot be written in the sandbox; this one starts empty)\n", s.parts.goCache)
 	}
-	if rt.agent != nil {
-		u := rt.agent.Usage()
+	if s.agent != nil {
+		u := s.agent.Usage()
 		fmt.Fprintf(&b, "tokens so far: %d in, %d out\n", u.InputTokens, u.OutputTokens)
 	}
-	fmt.Fprintf(&b, "tools: %s\n", strings.Join(rt.tools.Names(), ", "))
+	fmt.Fprintf(&b, "tools: %s\n", strings.Join(s.tools.Names(), ", "))
 	return b.String()
 }
 
 // InspectApprovals lists the remembered answers.
-func (rt *runtime) InspectApprovals() string {
-	if rt.parts.store == nil {
+func (s *Session) InspectApprovals() string {
+	if s.parts.store == nil {
 		return "no approvals store"
 	}
-	list, err := rt.parts.store.List()
+	list, err := s.parts.store.List()
 	var b strings.Builder
 	if err != nil {
 		fmt.Fprintf(&b, "warning: %v\n", err)
@@ -74,8 +74,8 @@ func (rt *runtime) InspectApprovals() string {
 }
 
 // InspectAudit shows this session's last audit lines.
-func (rt *runtime) InspectAudit(last int) string {
-	lines, err := audit.Read(audit.Dir(rt.cfg.paths.Home), audit.Filter{Session: rt.sessionID(), Last: last})
+func (s *Session) InspectAudit(last int) string {
+	lines, err := audit.Read(audit.Dir(s.cfg.Paths.Home), audit.Filter{Session: s.sessionID(), Last: last})
 	if err != nil {
 		return "audit: " + err.Error()
 	}

@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 	}
 	c.Model = model.value
 	base := firstOrigin(origin{o.BaseURL, "--base-url"}, origin{getenv("WISP_BASE_URL"), "WISP_BASE_URL"},
-		origin{getenv(baseURLVar(c.Name)), baseURLVar(c.Name)}, origin{s.BaseURL, s.Source("base_url")})
+		origin{getenv(BaseURLVar(c.Name)), BaseURLVar(c.Name)}, origin{s.BaseURL, s.Source("base_url")})
 	if c.Name == "fake" {
 		// The fake provider starts its own server; only a flag or
 		// variable given for this run is checked.
@@ -172,3 +172,16 @@ func first(vals ...string) string {
 	}
 	return ""
 }
+func MergeProject(s, project config.Settings) config.Settings {
+	// Overlay also keeps which file each value came from, for errors.
+	return config.Overlay(s, project)
+}
+
+func BaseURLVar(provider string) string {
+	if provider == "anthropic" {
+		return "ANTHROPIC_BASE_URL"
+	}
+	return "OPENAI_BASE_URL"
+}
+
+func BaseURLEnv(provider string, getenv config.Getenv) string { return getenv(BaseURLVar(provider)) }

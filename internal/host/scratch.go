@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"errors"
@@ -43,14 +43,14 @@ type runTemp struct {
 // parent will do for commands, the first folder made still takes the
 // spilled output; when none could be made at all, tools spill into the
 // first parent itself and nothing removes what they leave.
-func (rt *runtime) openScratch(parents []string, refused func(dir string) string) runTemp {
+func (s *Session) openScratch(parents []string, refused func(dir string) string) runTemp {
 	var (
 		whys  []string
 		spill *durable.Scratch
 	)
-	keep := func(s *durable.Scratch) {
+	keep := func(sc *durable.Scratch) {
 		// Closers run last first: the first one runs after all the others.
-		rt.closers = append([]func(){func() { _ = s.Close() }}, rt.closers...)
+		s.closers = append([]func(){func() { _ = sc.Close() }}, s.closers...)
 	}
 	// A run killed outright may have used a later parent than this one
 	// will; its leftovers go too (OpenScratch cleans only its own).
@@ -58,12 +58,12 @@ func (rt *runtime) openScratch(parents []string, refused func(dir string) string
 		_, _ = durable.RemoveStaleScratch(parent, scratchPrefix)
 	}
 	for _, parent := range parents {
-		s, err := durable.OpenScratch(parent, scratchPrefix)
+		sc, err := durable.OpenScratch(parent, scratchPrefix)
 		if err != nil {
 			whys = append(whys, err.Error())
 			continue
 		}
-		dir := filepath.Join(s.Dir(), commandTempName)
+		dir := filepath.Join(sc.Dir(), commandTempName)
 		err = os.Mkdir(dir, 0o700)
 		if err == nil {
 			if why := refused(dir); why != "" {
@@ -73,24 +73,24 @@ func (rt *runtime) openScratch(parents []string, refused func(dir string) string
 		if err != nil {
 			whys = append(whys, fmt.Sprintf("%s: %v", dir, err))
 			if spill == nil {
-				spill = s
+				spill = sc
 			} else {
-				_ = s.Close()
+				_ = sc.Close()
 			}
 			continue
 		}
 		if spill != nil {
 			_ = spill.Close()
 		}
-		keep(s)
-		return runTemp{spill: s.Dir(), commands: dir}
+		keep(sc)
+		return runTemp{spill: sc.Dir(), commands: dir}
 	}
 	t := runTemp{spill: parents[0], why: strings.Join(whys, "; ")}
 	if spill != nil {
 		keep(spill)
 		t.spill = spill.Dir()
 	} else {
-		fmt.Fprintf(rt.sys.Stderr, "wisp: warning: %s; spilled command output goes to %s and is not removed\n", t.why, t.spill)
+		fmt.Fprintf(s.sys.Stderr, "wisp: warning: %s; spilled command output goes to %s and is not removed\n", t.why, t.spill)
 	}
 	return t
 }

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wisp-agent/wisp/internal/approval"
+	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/gate"
+)
+
+// terminal is the line-mode frontend's hold on the terminal: what the
+// person types, and the screen model and tool text go through.
+type terminal struct {
+	lines  <-chan string
+	screen *frontend.Screen
+}
+
+func newTerminal(sys IO) *terminal {
+	return &terminal{lines: readLines(sys.Stdin), screen: frontend.NewScreen(sys.Stdout, sys.StdoutTTY)}
+}
+
+// readLines delivers the lines a person types, until stdin closes.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
+
+// terminalApprover asks the person at the terminal, one simple command at
+// a time, with the remembered-answer scopes. settle runs first, so that
+// the question starts on a fresh line with no style of the model's on.
+func terminalApprover(lines <-chan string, out io.Writer, settle func()) gate.Approver {
+	return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+		settle()
+		if r.Preview != "" {
+			fmt.Fprintf(out, "\n%s\n", printable(r.Preview))
+		}
+		ans, err := approval.Prompt(ctx, lines, out, approval.Request{
+			Tool: r.Tool, Line: r.Subject, Part: r.Part, Level: r.Level, Reasons: r.Reasons, Pattern: r.Pattern,
+		})
+		if err != nil {
+			return gate.Answer{Reason: err.Error()}, nil
+		}
+		return gate.Answer{Allow: ans.Allow, Scope: ans.Scope, Reason: ans.Reason, Note: ans.Note}, nil
+	})
+}
+
+// printable keeps text from a model harmless on a terminal: control
+// characters other than newline and tab, and bidirectional overrides,
+// are shown as escapes.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

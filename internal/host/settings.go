@@ -1,0 +1,145 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/provider"
+)
+
+// Setting is one effective value and where it came from.
+type Setting struct{ Key, Value, Source string }
+
+// pick returns the first non-empty candidate with its source, or the
+// fallback.
+func pick(key string, fallback Setting, cands ...Setting) Setting {
+	for _, c := range cands {
+		if c.Value != "" {
+			c.Key = key
+			return c
+		}
+	}
+	fallback.Key = key
+	return fallback
+}
+
+// effectiveSettings lists every Setting wisp will use, with its source:
+// flag, environment, project, a user file, or the default.
+func effectiveSettings(o Options, cfg *Config, project config.Settings, projectFile string, getenv config.Getenv) []Setting {
+	settingsFile := cfg.Paths.Pretty(cfg.Paths.SettingsFile())
+	configFile := cfg.Paths.Pretty(cfg.Paths.ConfigFile())
+	s, f := cfg.Settings, cfg.File
+	var out []Setting
+	choice, err := chooseProvider(o, MergeProject(s, project), getenv, settingsFile)
+	prov := pick("provider", Setting{Value: "(none: set ANTHROPIC_API_KEY or OPENAI_API_KEY)", Source: "default"},
+		Setting{Value: o.Provider, Source: "flag --provider"},
+		Setting{Value: getenv("WISP_PROVIDER"), Source: "env WISP_PROVIDER"},
+		Setting{Value: project.Provider, Source: projectFile},
+		Setting{Value: s.Provider, Source: settingsFile},
+		Setting{Value: choice.Name, Source: "inferred from the API key in the environment"})
+	out = append(out, prov)
+	modelDefault := Setting{Value: "(none)", Source: "default"}
+	if choice.Model != "" {
+		modelDefault = Setting{Value: choice.Model, Source: "default for " + choice.Name}
+	}
+	model := pick("model", modelDefault,
+		Setting{Value: o.Model, Source: "flag --model"},
+		Setting{Value: getenv("WISP_MODEL"), Source: "env WISP_MODEL"},
+		Setting{Value: project.Model, Source: projectFile},
+		Setting{Value: s.Model, Source: settingsFile})
+	out = append(out, model)
+	out = append(out, pick("base_url", Setting{Value: "(provider default)", Source: "default"},
+		Setting{Value: o.BaseURL, Source: "flag --base-url"},
+		Setting{Value: getenv("WISP_BASE_URL"), Source: "env WISP_BASE_URL"},
+		Setting{Value: BaseURLEnv(choice.Name, getenv), Source: "env " + BaseURLVar(choice.Name)},
+		Setting{Value: s.BaseURL, Source: settingsFile}))
+	key := "(not set)"
+	if err == nil && choice.APIKey != "" {
+		key = "set (" + mask(choice.APIKey) + ")"
+	}
+	out = append(out, Setting{Key: "api_key", Value: key, Source: keySource(choice.Name, s, getenv, settingsFile)})
+	out = append(out, pick("session_dir", Setting{Value: cfg.Paths.Pretty(cfg.Paths.SessionDir()), Source: "default"},
+		Setting{Value: o.SessionDir, Source: "flag --session-dir"},
+		Setting{Value: getenv("WISP_SESSION_DIR"), Source: "env WISP_SESSION_DIR"},
+		Setting{Value: s.SessionDir, Source: settingsFile}))
+	maxTokens := pick("max_tokens", Setting{Value: fmt.Sprint(provider.MaxTokensFor(choice.Model)), Source: "default"},
+		Setting{Value: positive(project.MaxTokens), Source: projectFile},
+		Setting{Value: positive(s.MaxTokens), Source: settingsFile})
+	limit := Setting{Key: "max_response_bytes", Value: provider.FormatBytes(provider.DefaultMaxResponseBytes), Source: "default"}
+	if s.MaxResponseBytes != 0 {
+		limit.Value, limit.Source = provider.FormatBytes(s.MaxResponseBytes), settingsFile
+	}
+	out = append(out, maxTokens, limit,
+		pick("idle_timeout_seconds", Setting{Value: fmt.Sprint(defaultIdle.Seconds()), Source: "default"},
+			Setting{Value: positive(s.IdleTimeoutSeconds), Source: settingsFile}))
+	fromFile := func(set bool) string {
+		if set {
+			return configFile
+		}
+		return "default"
+	}
+	bytes, lines := f.OutputBound()
+	out = append(out,
+		Setting{"approval.threshold", f.Threshold(), fromFile(f.Approval.Threshold != "")},
+		Setting{"approval.timeoutSeconds", fmt.Sprint(f.ApprovalTimeout().Seconds()), fromFile(f.Approval.TimeoutSeconds != 0)},
+		Setting{"commandTimeoutSeconds", fmt.Sprint(f.CommandTimeout().Seconds()), fromFile(f.CommandTimeoutSeconds != 0)},
+		Setting{"outputLimit", fmt.Sprintf("%d bytes, %d lines", bytes, lines), fromFile(f.OutputLimit.Bytes != 0 || f.OutputLimit.Lines != 0)},
+		Setting{"sandbox.enabled", fmt.Sprint(f.SandboxEnabled()), fromFile(f.Sandbox.Enabled != nil)},
+		Setting{"sandbox.allowNetwork", fmt.Sprint(f.AllowNetwork()), fromFile(f.Sandbox.AllowNetwork != nil)},
+		Setting{"sandbox.writablePaths", fmt.Sprint(f.Sandbox.WritablePaths), fromFile(len(f.Sandbox.WritablePaths) > 0)},
+		Setting{"commandPolicy.deny", fmt.Sprintf("%d defaults + %d yours", len(cfg.Policy.Deny())-len(f.CommandPolicy.Deny), len(f.CommandPolicy.Deny)), fromFile(len(f.CommandPolicy.Deny) > 0)},
+		Setting{"commandPolicy.allow", fmt.Sprint(f.CommandPolicy.Allow), fromFile(len(f.CommandPolicy.Allow) > 0)},
+		Setting{"tools.disabled", fmt.Sprint(f.Tools.Disabled), fromFile(len(f.Tools.Disabled) > 0)},
+		Setting{"protected_paths", fmt.Sprintf("built-in + %v", s.ProtectedPaths), fromFile(len(s.ProtectedPaths) > 0)},
+	)
+	if len(s.ProtectedPaths) > 0 {
+		out[len(out)-1].Source = settingsFile
+	}
+	return out
+}
+
+// positive shows a number that was set, and nothing for 0 (not set).
+func positive(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}
+
+func keySource(provider string, s config.Settings, getenv config.Getenv, settingsFile string) string {
+	switch {
+	case provider == "anthropic" && getenv("ANTHROPIC_API_KEY") != "":
+		return "env ANTHROPIC_API_KEY"
+	case strings.HasPrefix(provider, "openai") && getenv("OPENAI_API_KEY") != "":
+		return "env OPENAI_API_KEY"
+	case getenv("WISP_API_KEY") != "":
+		return "env WISP_API_KEY"
+	case s.APIKey != "" || s.AnthropicAPIKey != "" || s.OpenAIAPIKey != "":
+		return settingsFile
+	}
+	return "-"
+}
+
+// mask shows only the end of a secret.
+func mask(k string) string {
+	if len(k) <= 8 {
+		return "…"
+	}
+	return "…" + k[len(k)-4:]
+}
+
+// Settings lists the configuration a session started with o would use,
+// each value with where it came from (a flag, the environment, the
+// project, a user file, or the default), the project's trust first; and
+// the warnings reading it gave.
+func Settings(ctx context.Context, o Options, sys IO) ([]Setting, []string, error) {
+	cfg, p, err := LoadQuietly(ctx, sys)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := effectiveSettings(o, cfg, p.Settings, cfg.Paths.Pretty(config.ProjectFile(p.Root)), sys.Getenv)
+	trustLine := Setting{Key: "project trust", Value: string(p.Decision.Status), Source: first(p.Decision.Source, "none") + " (" + p.Root + ")"}
+	return append([]Setting{trustLine}, list...), append(cfg.Warns, p.Warns...), nil
+}
