@@ -76,8 +76,11 @@ type Event struct {
 	// ToolEnd
 	DurationMS int64 `json:"duration_ms,omitempty"`
 
-	// ApprovalRequest: what is asked; ApprovalDecision: the answer.
+	// ApprovalRequest: what is asked (Subject, the shell line or the
+	// tool and its arguments), the classifier's verdict (Level) and
+	// why (Reason); ApprovalDecision: the answer.
 	Subject  string `json:"subject,omitempty"`
+	Level    string `json:"level,omitempty"`
 	Approved *bool  `json:"approved,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 
