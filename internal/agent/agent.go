@@ -82,7 +82,25 @@ type Options struct {
 	// run worked; they join the next request right after the results of
 	// the calls in flight.
 	Steer func() []string
+	// Compact, when set, shortens the conversation and returns the one
+	// to go on with (a summary and the turns kept). The loop calls it
+	// before a request once the last request's input passed CompactAt
+	// tokens, and to retry, once, a request the provider refused as too
+	// long, unless a mutating or command tool ran in this run.
+	Compact func(ctx context.Context, msgs []chat.Message, why CompactReason, lastInput int64) ([]chat.Message, error)
+	// CompactAt is the input tokens past which the conversation is
+	// compacted before the next request; 0 compacts only on overflow.
+	CompactAt int64
 }
+
+// CompactReason says why a conversation is compacted.
+type CompactReason string
+
+const (
+	CompactManual   CompactReason = "manual"   // asked for (/compact)
+	CompactAuto     CompactReason = "auto"     // the last request came near the window
+	CompactOverflow CompactReason = "overflow" // the provider refused the request as too long
+)
 
 // Agent holds one conversation.
 type Agent struct {
@@ -94,6 +112,14 @@ type Agent struct {
 	// could not use (provider.Response.Malformed): they are answered
 	// with an error, never run.
 	malformed map[string]string
+	// lastInput is the input tokens of the last request; fresh says it
+	// went out right after a compaction (compacting again at once would
+	// not help), compacted that one happened since the last request;
+	// changed says a mutating or command tool ran in this run.
+	lastInput int64
+	fresh     bool
+	compacted bool
+	changed   bool
 }
 
 // New builds an agent that continues the given conversation (nil for a
@@ -114,11 +140,38 @@ func (a *Agent) Messages() []chat.Message { return a.messages }
 // Usage returns the tokens used by this agent's provider calls.
 func (a *Agent) Usage() chat.Usage { return a.usage }
 
+// LastInput is the input tokens of the last request, 0 when unknown.
+func (a *Agent) LastInput() int64 { return a.lastInput }
+
+// Compact shortens the conversation now with Options.Compact. It must
+// not be called while Run runs.
+func (a *Agent) Compact(ctx context.Context, why CompactReason) error {
+	if a.opts.Compact == nil {
+		return errors.New("compaction is not available")
+	}
+	msgs, err := a.opts.Compact(ctx, a.messages, why, a.lastInput)
+	if err != nil {
+		return err
+	}
+	a.messages, a.compacted = Repair(msgs), true
+	return nil
+}
+
 // Run adds a user prompt and loops until the model gives a final answer.
 // It returns that final assistant message.
 func (a *Agent) Run(ctx context.Context, prompt string) (chat.Message, error) {
+	return a.run(ctx, prompt, false)
+}
+
+// RunQueued is Run for a prompt that waited in a queue (a follow-up, or a
+// steer that found no boundary): its agent_start says so.
+func (a *Agent) RunQueued(ctx context.Context, prompt string) (chat.Message, error) {
+	return a.run(ctx, prompt, true)
+}
+
+func (a *Agent) run(ctx context.Context, prompt string, queued bool) (chat.Message, error) {
 	user := chat.UserText(prompt)
-	a.emit(event.Event{Type: event.AgentStart, Message: &user})
+	a.emit(event.Event{Type: event.AgentStart, Message: &user, Queued: queued})
 	final, err := a.loop(ctx, user)
 	end := event.Event{Type: event.AgentEnd, Usage: &a.usage}
 	if err != nil {
@@ -133,6 +186,7 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 	// without a result; both wire formats want a well-formed conversation.
 	a.push(user)
 	a.messages = Repair(a.messages)
+	a.changed = false
 	rounds := 0
 	specs := a.toolSpecs()
 	for {
@@ -142,20 +196,12 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 		a.turn++
 		a.emit(event.Event{Type: event.TurnStart})
 		a.emit(event.Event{Type: event.MessageStart})
-		resp, err := a.opts.Provider.Stream(ctx, provider.Request{
-			Model: a.opts.Model, System: a.opts.System, Messages: a.messages,
-			Tools: specs, MaxTokens: a.opts.MaxTokens,
-		}, provider.Callbacks{
-			Text: func(d string) { a.emit(event.Event{Type: event.MessageDelta, Delta: d}) },
-			Retry: func(attempt int, delay time.Duration, cause error) {
-				a.emit(event.Event{Type: event.Retry, Attempt: attempt - 1, DelayMS: delay.Milliseconds(), Error: cause.Error()})
-			},
-		})
+		resp, err := a.ask(ctx, specs)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()
 			} else {
-				if isOverflow(err) {
+				if isOverflow(err) && !errors.Is(err, ErrContextOverflow) {
 					err = fmt.Errorf("%w (%v)", ErrContextOverflow, err)
 				}
 				a.emit(event.Event{Type: event.Error, Error: err.Error()})
@@ -203,6 +249,49 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 			return chat.Message{}, err
 		}
 	}
+}
+
+// ask sends the conversation and returns the answer. The conversation
+// is compacted first when the last request came near the context window,
+// and once more to retry a request the provider refused as too long.
+func (a *Agent) ask(ctx context.Context, specs []chat.ToolSpec) (provider.Response, error) {
+	if a.opts.Compact != nil && a.opts.CompactAt > 0 && a.lastInput > a.opts.CompactAt && !a.fresh && !a.compacted {
+		// A failed compaction leaves the conversation as it was: it
+		// still fits, within the reserve; the host has said why.
+		_ = a.Compact(ctx, CompactAuto)
+	}
+	resp, err := a.stream(ctx, specs)
+	if err == nil || ctx.Err() != nil || !isOverflow(err) || a.opts.Compact == nil {
+		return resp, err
+	}
+	if a.changed {
+		return resp, fmt.Errorf("%w (%v); a mutating or command tool already ran in this turn, so wisp did not compact and retry: run /compact, then ask again", ErrContextOverflow, err)
+	}
+	if cerr := a.Compact(ctx, CompactOverflow); cerr != nil {
+		return resp, fmt.Errorf("%w (%v); compacting the conversation failed: %v", ErrContextOverflow, err, cerr)
+	}
+	a.emit(event.Event{Type: event.Retry, Attempt: 1, Error: fmt.Sprintf("%v (%v); the conversation was compacted", ErrContextOverflow, err)})
+	a.emit(event.Event{Type: event.MessageStart})
+	return a.stream(ctx, specs)
+}
+
+// stream makes one provider request with the conversation as it stands.
+func (a *Agent) stream(ctx context.Context, specs []chat.ToolSpec) (provider.Response, error) {
+	resp, err := a.opts.Provider.Stream(ctx, provider.Request{
+		Model: a.opts.Model, System: a.opts.System, Messages: a.messages,
+		Tools: specs, MaxTokens: a.opts.MaxTokens,
+	}, provider.Callbacks{
+		Text: func(d string) { a.emit(event.Event{Type: event.MessageDelta, Delta: d}) },
+		Retry: func(attempt int, delay time.Duration, cause error) {
+			a.emit(event.Event{Type: event.Retry, Attempt: attempt - 1, DelayMS: delay.Milliseconds(), Error: cause.Error()})
+		},
+	})
+	if err == nil {
+		u := resp.Usage
+		a.fresh, a.compacted = a.compacted, false
+		a.lastInput = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	}
+	return resp, err
 }
 
 // steer adds the steering messages waiting at this boundary to the
@@ -274,6 +363,11 @@ func (a *Agent) runOne(ctx context.Context, c chat.Block) chat.Block {
 	res := a.executeGuarded(ctx, c)
 	a.emit(event.Event{Type: event.ToolEnd, CallID: c.ID, Tool: c.Name, DurationMS: time.Since(start).Milliseconds(), IsError: res.IsError})
 	outcome, code, why := outcomeOf(res)
+	if cls := a.classOf(c.Name); cls != "" && cls != string(tool.Read) && outcome != event.OutcomeRefused {
+		// Only such calls run alone (runTools), so no other goroutine
+		// writes this meanwhile.
+		a.changed = true
+	}
 	a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError,
 		Outcome: outcome, ExitCode: code, Reason: why})
 	return chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: res.Content, IsError: res.IsError}

@@ -190,7 +190,7 @@ func runSession(ctx context.Context, o Options, sys IO) error {
 	if interactive {
 		term = newTerminal(sys)
 		fe = host.Frontend{Mode: "interactive", Interactive: true, Lines: term.lines, Out: sys.Stdout,
-			Approver: terminalApprover(term.lines, sys.Stdout, term.screen.Settle)}
+			Approver: term.approver(sys.Stdout)}
 	} else if fe.Mode == "text" {
 		fe.Mode = "print"
 	}

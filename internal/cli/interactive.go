@@ -80,11 +80,16 @@ func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Option
 			pending = ""
 			continue
 		case "/help":
-			fmt.Fprintln(out, "/init writes a starter AGENTS.md · /exit leaves · Ctrl-C cancels a turn, twice quits")
+			fmt.Fprintln(out, helpLine)
 			pending = ""
 			continue
 		}
-		if err := turn(ctx, s, sys, pending, sigs); err != nil {
+		if strings.HasPrefix(pending, "/followup") {
+			fmt.Fprintln(out, "nothing is running: type it as a prompt")
+			pending = ""
+			continue
+		}
+		if err := turn(ctx, s, t, sys, pending, sigs); err != nil {
 			return err
 		}
 		scr.Settle()
@@ -105,7 +110,8 @@ func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Option
 // second quits wisp. SIGTERM or SIGHUP cancels it and ends wisp once the
 // turn has wound down (or turnWait has passed). A panic in the turn comes
 // back as its error.
-func turn(ctx context.Context, s *host.Session, sys IO, prompt string, sigs <-chan os.Signal) error {
+func turn(ctx context.Context, s *host.Session, t *terminal, sys IO, prompt string, sigs <-chan os.Signal) error {
+	lines := t.lines
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
@@ -116,6 +122,15 @@ func turn(ctx context.Context, s *host.Session, sys IO, prompt string, sigs <-ch
 	var cancelledAt time.Time
 	for {
 		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.closed()
+				lines = nil
+				continue
+			}
+			if !t.answer(l) {
+				whileRunning(s, t, sys, strings.TrimSpace(l))
+			}
 		case err := <-done:
 			var pe *panicError
 			if errors.As(err, &pe) {
@@ -145,6 +160,39 @@ func turn(ctx context.Context, s *host.Session, sys IO, prompt string, sigs <-ch
 			cancelledAt = time.Now()
 			cancel()
 		}
+	}
+}
+
+// helpLine is what /help says.
+const helpLine = "/init writes a starter AGENTS.md · /exit leaves · Ctrl-C cancels a turn, twice quits\n" +
+	"while wisp works: a line you type steers it (sent after the running step) · /followup TEXT runs TEXT once it is done"
+
+// whileRunning takes a line typed while a turn runs: /followup TEXT
+// queues TEXT to run once the turn is done; other text steers the turn.
+func whileRunning(s *host.Session, t *terminal, sys IO, line string) {
+	if line == "" {
+		return
+	}
+	t.screen.Settle()
+	var err error
+	switch text, follow := strings.CutPrefix(line, "/followup"); {
+	case follow && strings.TrimSpace(text) == "":
+		fmt.Fprintln(sys.Stdout, "(usage: /followup TEXT)")
+		return
+	case follow:
+		if err = s.FollowUp(strings.TrimSpace(text)); err == nil {
+			fmt.Fprintln(sys.Stdout, "(queued: runs once this turn is done)")
+		}
+	case strings.HasPrefix(line, "/"):
+		fmt.Fprintln(sys.Stdout, "(commands wait until the turn ends; Ctrl-C cancels it)")
+		return
+	default:
+		if err = s.Steer(line); err == nil {
+			fmt.Fprintln(sys.Stdout, "(steering: sent to the model after the running step)")
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(sys.Stdout, "(not queued: %v)\n", err)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/frontend"
@@ -13,15 +15,47 @@ import (
 )
 
 // terminal is the line-mode frontend's hold on the terminal: what the
-// person types, and the screen model and tool text go through.
+// person types, and the screen model and tool text go through. While a
+// turn runs, a line typed is an answer when a question is pending, and a
+// steering message (or a /followup) otherwise.
 type terminal struct {
-	lines  <-chan string
-	screen *frontend.Screen
+	lines   <-chan string
+	answers chan string
+	asking  atomic.Bool
+	eof     sync.Once
+	screen  *frontend.Screen
 }
 
 func newTerminal(sys IO) *terminal {
-	return &terminal{lines: readLines(sys.Stdin), screen: frontend.NewScreen(sys.Stdout, sys.StdoutTTY)}
+	return &terminal{lines: readLines(sys.Stdin), answers: make(chan string, 64), screen: frontend.NewScreen(sys.Stdout, sys.StdoutTTY)}
 }
+
+// approver asks the gate's questions on the terminal; the answers come
+// through the turn's reader of what is typed (interactive.go).
+func (t *terminal) approver(out io.Writer) gate.Approver {
+	ask := terminalApprover(t.answers, out, t.screen.Settle)
+	return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+		t.asking.Store(true)
+		defer t.asking.Store(false)
+		return ask.Approve(ctx, r)
+	})
+}
+
+// answer hands a line typed during a turn to the pending question, and
+// says whether there was one.
+func (t *terminal) answer(line string) bool {
+	if !t.asking.Load() {
+		return false
+	}
+	select {
+	case t.answers <- line:
+	default: // 64 unread answers: the question is not reading them
+	}
+	return true
+}
+
+// closed ends the questions' input once the person's input ends.
+func (t *terminal) closed() { t.eof.Do(func() { close(t.answers) }) }
 
 // readLines delivers the lines a person types, until stdin closes.
 func readLines(r io.Reader) <-chan string {

@@ -52,6 +52,10 @@ type Event struct {
 	Session string    `json:"session,omitempty"`
 	Turn    int       `json:"turn,omitempty"`
 
+	// AgentStart: the prompt waited in the session's queue (a follow-up,
+	// or a steer that found no boundary) rather than being sent directly.
+	Queued bool `json:"queued,omitempty"`
+
 	// MessageDelta
 	Delta string `json:"delta,omitempty"`
 	// MessageEnd (the complete message), AgentStart (the prompt).

@@ -235,6 +235,13 @@ func (s *Screen) Settle() {
 func LineMode(scr *Screen, errw io.Writer) event.Sink {
 	return func(e event.Event) {
 		switch e.Type {
+		case event.AgentStart:
+			if e.Queued && e.Message != nil {
+				// A queued prompt runs now: show it as if typed.
+				scr.Line("› ", TermLine(e.Message.TextOf(), 200))
+			}
+		case event.AgentEnd:
+			scr.EndLine()
 		case event.MessageDelta:
 			scr.Stream(e.Delta)
 		case event.ToolCall:

@@ -42,18 +42,36 @@ type Queue struct {
 // boundary; then every queued follow-up runs in turn. It returns the
 // last answer. Cancel, or ctx, ends it.
 func (s *Session) Prompt(ctx context.Context, text string) (chat.Message, error) {
+	rctx, cancel, err := s.begin(ctx)
+	if err != nil {
+		return chat.Message{}, err
+	}
+	defer cancel()
+	return s.drive(rctx, text)
+}
+
+// begin marks a run live, or says one is live already (ErrBusy). Start
+// calls it before it returns, so that a Steer sent right after finds the
+// run.
+func (s *Session) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	r := &s.run
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.live {
-		r.mu.Unlock()
-		return chat.Message{}, ErrBusy
+		return nil, nil, ErrBusy
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	r.live, r.cancel = true, cancel
-	r.mu.Unlock()
+	return rctx, cancel, nil
+}
+
+// drive runs text, then what was queued meanwhile, and ends the live
+// run that begin marked.
+func (s *Session) drive(rctx context.Context, text string) (chat.Message, error) {
+	r := &s.run
+	run := s.agent.Run
 	for {
-		final, err := s.agent.Run(rctx, text)
+		final, err := run(rctx, text)
 		r.mu.Lock()
 		// A steer that found no boundary (the run answered first) is not
 		// lost: it runs next, ahead of the follow-ups.
@@ -65,6 +83,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (chat.Message, error)
 			return final, err
 		}
 		text, r.follow = next[0], next[1:]
+		run = s.agent.RunQueued
 		r.mu.Unlock()
 	}
 }
