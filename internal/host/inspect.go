@@ -5,27 +5,23 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/audit"
+	"github.com/wisp-agent/wisp/internal/config"
 )
 
-// The runtime answers the inspect tool from its live state.
+// The session answers the inspect tool from its live state.
 
-// InspectConfig shows the gate's effective settings.
+// InspectConfig shows the session's effective settings and where each
+// came from, as wisp config does, with the user's deny rules spelled
+// out.
 func (s *Session) InspectConfig() string {
 	f := s.cfg.File
-	bytes, lines := f.OutputBound()
 	var b strings.Builder
-	fmt.Fprintf(&b, "approval.threshold: %s\napproval.timeoutSeconds: %.0f\n", f.Threshold(), f.ApprovalTimeout().Seconds())
-	fmt.Fprintf(&b, "commandTimeoutSeconds: %.0f\noutputLimit: %d bytes, %d lines\n", f.CommandTimeout().Seconds(), bytes, lines)
-	fmt.Fprintf(&b, "sandbox.enabled: %v\nsandbox.allowNetwork: %v\nsandbox.writablePaths: %v\n", f.SandboxEnabled(), f.AllowNetwork(), f.Sandbox.WritablePaths)
-	fmt.Fprintf(&b, "commandPolicy.deny: %d patterns (%d defaults + %d user)\n", len(s.cfg.Policy.Deny()), len(s.cfg.Policy.Deny())-len(f.CommandPolicy.Deny), len(f.CommandPolicy.Deny))
+	projectFile := s.cfg.Paths.Pretty(config.ProjectFile(s.project.Root))
+	for _, st := range effectiveSettings(s.opts, s.cfg, s.project.Settings, projectFile, s.sys.Getenv) {
+		fmt.Fprintf(&b, "%s: %s (%s)\n", st.Key, st.Value, st.Source)
+	}
 	for _, p := range f.CommandPolicy.Deny {
 		fmt.Fprintf(&b, "  user deny: %s\n", p)
-	}
-	if allow := s.cfg.Policy.Allow(); len(allow) > 0 {
-		fmt.Fprintf(&b, "commandPolicy.allow: %v\n", allow)
-	}
-	if len(s.cfg.Settings.ProtectedPaths) > 0 {
-		fmt.Fprintf(&b, "protected_paths (extra): %v\n", s.cfg.Settings.ProtectedPaths)
 	}
 	return b.String()
 }

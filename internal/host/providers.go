@@ -31,6 +31,12 @@ type providerChoice struct {
 	Name, Model, BaseURL, APIKey string
 	// MaxResponseBytes bounds one reply held in memory (0: the default).
 	MaxResponseBytes int64
+	// From says where provider, model, base_url and api_key came from:
+	// a flag (--model), a variable (WISP_MODEL), a file and key
+	// ("~/.wisp/settings.json: model"), or how wisp chose it. Every
+	// reader of the configuration (the session, wisp config, the
+	// inspect tool) shows these; none works out precedence again.
+	From map[string]string
 }
 
 // origin is a setting's value and where it came from: a flag, an
@@ -68,8 +74,10 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 			return providerChoice{}, model.bad("model", err)
 		}
 	}
-	c := providerChoice{Name: name.value, MaxResponseBytes: s.MaxResponseBytes}
+	c := providerChoice{Name: name.value, MaxResponseBytes: s.MaxResponseBytes,
+		From: map[string]string{"provider": name.from, "model": model.from, "base_url": "the provider's default"}}
 	if c.Name == "" {
+		c.From["provider"] = "inferred from the API key"
 		switch {
 		case getenv("ANTHROPIC_API_KEY") != "" || s.AnthropicAPIKey != "":
 			c.Name = "anthropic"
@@ -89,22 +97,30 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 		// variable given for this run is checked.
 		base = firstOrigin(origin{o.BaseURL, "--base-url"}, origin{getenv("WISP_BASE_URL"), "WISP_BASE_URL"})
 	}
+	if base.value != "" {
+		c.From["base_url"] = base.from
+	}
 	if base.value != "" && config.KnownProvider(c.Name) {
 		if err := config.CheckBaseURL(base.value); err != nil {
 			return c, base.bad("base_url", err)
 		}
 	}
+	if c.Model == "" {
+		c.From["model"] = "the default for " + c.Name
+	}
+	key := keyOrigin(c.Name, s, getenv, settingsFile)
+	c.From["api_key"] = first(key.from, "not set")
 	switch c.Name {
 	case "anthropic":
 		c.BaseURL = base.value
-		c.APIKey = first(getenv("ANTHROPIC_API_KEY"), getenv("WISP_API_KEY"), s.AnthropicAPIKey, s.APIKey)
+		c.APIKey = key.value
 		c.Model = first(c.Model, defaultAnthropicModel)
 		if c.APIKey == "" {
 			return c, fmt.Errorf("anthropic needs an API key: set ANTHROPIC_API_KEY (or WISP_API_KEY, or \"anthropic_api_key\" in %s)", settingsFile)
 		}
 	case "openai":
 		c.BaseURL = base.value
-		c.APIKey = first(getenv("OPENAI_API_KEY"), getenv("WISP_API_KEY"), s.OpenAIAPIKey, s.APIKey)
+		c.APIKey = key.value
 		c.Model = first(c.Model, defaultOpenAIModel)
 		if c.APIKey == "" {
 			return c, fmt.Errorf("openai needs an API key: set OPENAI_API_KEY (or WISP_API_KEY, or \"openai_api_key\" in %s)", settingsFile)
@@ -112,7 +128,7 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 	case "openai-compatible":
 		c.BaseURL = base.value
 		// Local servers (Ollama, llama.cpp) take any key; the SDK wants one.
-		c.APIKey = first(getenv("WISP_API_KEY"), getenv("OPENAI_API_KEY"), s.APIKey, s.OpenAIAPIKey, "none")
+		c.APIKey = first(key.value, "none")
 		if c.BaseURL == "" {
 			return c, fmt.Errorf("openai-compatible needs the server's address: set --base-url or WISP_BASE_URL (e.g. http://localhost:11434/v1 for Ollama)")
 		}
@@ -125,6 +141,36 @@ func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settings
 		return c, usagef("unknown provider %q (%s): use anthropic, openai, openai-compatible or fake", c.Name, name.from)
 	}
 	return c, nil
+}
+
+// keyOrigin is the API key a provider uses, and where it came from, in
+// the order each provider looks: its own variable first, WISP_API_KEY,
+// then settings.json's provider key and api_key. An openai-compatible
+// server takes WISP_API_KEY first: its key is seldom OpenAI's.
+func keyOrigin(provider string, s config.Settings, getenv config.Getenv, settingsFile string) origin {
+	wisp := origin{getenv("WISP_API_KEY"), "WISP_API_KEY"}
+	general := origin{s.APIKey, settingsFile + ": api_key"}
+	switch provider {
+	case "anthropic":
+		return firstOrigin(origin{getenv("ANTHROPIC_API_KEY"), "ANTHROPIC_API_KEY"}, wisp, origin{s.AnthropicAPIKey, settingsFile + ": anthropic_api_key"}, general)
+	case "openai":
+		return firstOrigin(origin{getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"}, wisp, origin{s.OpenAIAPIKey, settingsFile + ": openai_api_key"}, general)
+	case "openai-compatible":
+		return firstOrigin(wisp, origin{getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"}, general, origin{s.OpenAIAPIKey, settingsFile + ": openai_api_key"})
+	}
+	return origin{}
+}
+
+// describe words where a value came from for a person: "flag --model",
+// "env WISP_MODEL", or the file and key as they are.
+func describe(from string) string {
+	switch {
+	case strings.HasPrefix(from, "--"):
+		return "flag " + from
+	case from != "" && strings.ToUpper(from) == from && !strings.ContainsAny(from, " :/"):
+		return "env " + from
+	}
+	return from
 }
 
 // openProvider builds the provider; close releases what it started (the
@@ -172,16 +218,17 @@ func first(vals ...string) string {
 	}
 	return ""
 }
+
+// MergeProject lays a trusted project's settings over the user's.
 func MergeProject(s, project config.Settings) config.Settings {
 	// Overlay also keeps which file each value came from, for errors.
 	return config.Overlay(s, project)
 }
 
+// BaseURLVar is the variable that names a provider's base URL.
 func BaseURLVar(provider string) string {
 	if provider == "anthropic" {
 		return "ANTHROPIC_BASE_URL"
 	}
 	return "OPENAI_BASE_URL"
 }
-
-func BaseURLEnv(provider string, getenv config.Getenv) string { return getenv(BaseURLVar(provider)) }

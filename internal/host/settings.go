@@ -33,33 +33,7 @@ func effectiveSettings(o Options, cfg *Config, project config.Settings, projectF
 	s, f := cfg.Settings, cfg.File
 	var out []Setting
 	choice, err := chooseProvider(o, MergeProject(s, project), getenv, settingsFile)
-	prov := pick("provider", Setting{Value: "(none: set ANTHROPIC_API_KEY or OPENAI_API_KEY)", Source: "default"},
-		Setting{Value: o.Provider, Source: "flag --provider"},
-		Setting{Value: getenv("WISP_PROVIDER"), Source: "env WISP_PROVIDER"},
-		Setting{Value: project.Provider, Source: projectFile},
-		Setting{Value: s.Provider, Source: settingsFile},
-		Setting{Value: choice.Name, Source: "inferred from the API key in the environment"})
-	out = append(out, prov)
-	modelDefault := Setting{Value: "(none)", Source: "default"}
-	if choice.Model != "" {
-		modelDefault = Setting{Value: choice.Model, Source: "default for " + choice.Name}
-	}
-	model := pick("model", modelDefault,
-		Setting{Value: o.Model, Source: "flag --model"},
-		Setting{Value: getenv("WISP_MODEL"), Source: "env WISP_MODEL"},
-		Setting{Value: project.Model, Source: projectFile},
-		Setting{Value: s.Model, Source: settingsFile})
-	out = append(out, model)
-	out = append(out, pick("base_url", Setting{Value: "(provider default)", Source: "default"},
-		Setting{Value: o.BaseURL, Source: "flag --base-url"},
-		Setting{Value: getenv("WISP_BASE_URL"), Source: "env WISP_BASE_URL"},
-		Setting{Value: BaseURLEnv(choice.Name, getenv), Source: "env " + BaseURLVar(choice.Name)},
-		Setting{Value: s.BaseURL, Source: settingsFile}))
-	key := "(not set)"
-	if err == nil && choice.APIKey != "" {
-		key = "set (" + mask(choice.APIKey) + ")"
-	}
-	out = append(out, Setting{Key: "api_key", Value: key, Source: keySource(choice.Name, s, getenv, settingsFile)})
+	out = append(out, providerSettings(choice, err)...)
 	out = append(out, pick("session_dir", Setting{Value: cfg.Paths.Pretty(cfg.Paths.SessionDir()), Source: "default"},
 		Setting{Value: o.SessionDir, Source: "flag --session-dir"},
 		Setting{Value: getenv("WISP_SESSION_DIR"), Source: "env WISP_SESSION_DIR"},
@@ -108,18 +82,26 @@ func positive(n int) string {
 	return fmt.Sprint(n)
 }
 
-func keySource(provider string, s config.Settings, getenv config.Getenv, settingsFile string) string {
-	switch {
-	case provider == "anthropic" && getenv("ANTHROPIC_API_KEY") != "":
-		return "env ANTHROPIC_API_KEY"
-	case strings.HasPrefix(provider, "openai") && getenv("OPENAI_API_KEY") != "":
-		return "env OPENAI_API_KEY"
-	case getenv("WISP_API_KEY") != "":
-		return "env WISP_API_KEY"
-	case s.APIKey != "" || s.AnthropicAPIKey != "" || s.OpenAIAPIKey != "":
-		return settingsFile
+// providerSettings shows the provider, model, base URL and key a
+// session uses, as chooseProvider resolved them (never the key itself).
+func providerSettings(c providerChoice, err error) []Setting {
+	shown := func(key, value, fallback string) Setting {
+		if value == "" {
+			return Setting{Key: key, Value: fallback, Source: "default"}
+		}
+		// The row names the key; a file's source need not say it again.
+		return Setting{Key: key, Value: value, Source: strings.TrimSuffix(describe(c.From[key]), ": "+key)}
 	}
-	return "-"
+	key := Setting{Key: "api_key", Value: "(not set)", Source: "-"}
+	if err == nil && c.APIKey != "" && c.From["api_key"] != "not set" {
+		key = Setting{Key: "api_key", Value: "set (" + mask(c.APIKey) + ")", Source: describe(c.From["api_key"])}
+	}
+	return []Setting{
+		shown("provider", c.Name, "(none: set ANTHROPIC_API_KEY or OPENAI_API_KEY)"),
+		shown("model", c.Model, "(none)"),
+		shown("base_url", c.BaseURL, "(provider default)"),
+		key,
+	}
 }
 
 // mask shows only the end of a secret.
