@@ -1,8 +1,9 @@
 // Package approval holds wisp's remembered approvals: the threshold that
 // decides which risk levels are asked about, the pattern an answer is
 // remembered by, the store of remembered answers (in memory for the
-// session scope, in ~/.wisp/approvals.json for project and always), the
-// terminal question, and the `wisp approvals` command.
+// session scope, in ~/.wisp/approvals.json for project and always), and
+// the `wisp approvals` command. The terminal question is a frontend's
+// (frontend.AskApproval).
 //
 // It must never widen what a person said: a denial is not remembered, a
 // once answer covers only the call it answered, a dangerous verdict is

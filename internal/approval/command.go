@@ -118,7 +118,7 @@ func cell(s string) string {
 	if s == "" {
 		return `""`
 	}
-	if printable(s) == s && !containsSpaceOnly(s) {
+	if Printable(s) == s && !containsSpaceOnly(s) {
 		return s
 	}
 	return strconv.Quote(s)

@@ -2,11 +2,9 @@ package approval
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/shell"
 )
@@ -59,27 +57,6 @@ func FuzzDecodeFile(f *testing.F) {
 	})
 }
 
-func FuzzParseAnswer(f *testing.F) {
-	for _, s := range []string{"y", "S", " project ", "always", "", "n", "maybe", "yes\n", "n use rg", "No, later", "n:\x1b[2Jx", "y use rg"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		a, ok := parseAnswer(line)
-		if !ok {
-			if !reflect.DeepEqual(a, Answer{}) {
-				t.Fatalf("invalid answer carries %+v", a)
-			}
-			return
-		}
-		if a.Allow != a.Scope.valid() || (!a.Allow && a.Reason != ReasonDenied) {
-			t.Fatalf("parseAnswer(%q) = %+v", line, a)
-		}
-		if a.Note != "" && (a.Allow || strings.IndexFunc(a.Note, unicode.IsControl) >= 0 || utf8.RuneCountInString(a.Note) > maxNote) {
-			t.Fatalf("parseAnswer(%q) = %+v: a note only comes with a no, without control characters, bounded", line, a)
-		}
-	})
-}
-
 func FuzzParseThreshold(f *testing.F) {
 	for _, s := range []string{"safe", "moderate", "dangerous", "never", "", "x"} {
 		f.Add(s)
@@ -100,17 +77,17 @@ func FuzzPrintable(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := printable(s)
+		out := Printable(s)
 		for _, r := range out {
 			if r == '\n' {
 				continue
 			}
 			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-				t.Fatalf("printable(%q) kept %U", s, r)
+				t.Fatalf("Printable(%q) kept %U", s, r)
 			}
 		}
 		if strings.Count(out, "\n") != strings.Count(s, "\n") {
-			t.Fatalf("printable(%q) changed the line count", s)
+			t.Fatalf("Printable(%q) changed the line count", s)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/host"
 )
 
@@ -189,8 +190,10 @@ func runSession(ctx context.Context, o Options, sys IO) error {
 	var term *terminal
 	if interactive {
 		term = newTerminal(sys)
-		fe = host.Frontend{Mode: "interactive", Interactive: true, Lines: term.lines, Out: sys.Stdout,
-			Approver: term.approver(sys.Stdout)}
+		fe = host.Frontend{Mode: "interactive", Interactive: true, Approver: term.approver(sys.Stdout),
+			AskTrust: func(ctx context.Context, project string) (bool, error) {
+				return frontend.AskTrust(ctx, term.lines, sys.Stdout, project)
+			}}
 	} else if fe.Mode == "text" {
 		fe.Mode = "print"
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/gate"
 )
@@ -80,7 +79,7 @@ func terminalApprover(lines <-chan string, out io.Writer, settle func()) gate.Ap
 		if r.Preview != "" {
 			fmt.Fprintf(out, "\n%s\n", printable(r.Preview))
 		}
-		ans, err := approval.Prompt(ctx, lines, out, approval.Request{
+		ans, err := frontend.AskApproval(ctx, lines, out, frontend.ApprovalQuestion{
 			Tool: r.Tool, Line: r.Subject, Part: r.Part, Level: r.Level, Reasons: r.Reasons, Pattern: r.Pattern,
 		})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/project"
 	"github.com/wisp-agent/wisp/internal/prompt"
 	"github.com/wisp-agent/wisp/internal/skills"
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -22,15 +23,15 @@ type Project struct {
 	Root     string
 	Decision trust.Decision
 	Settings config.Settings
-	Context  trust.Context
+	Context  project.Context
 	Skills   skills.Catalog
 	Warns    []string
 }
 
 // decideTrust settles whether the project's own files may be read. Only
 // an interactive run asks; every other run treats an undecided project
-// as untrusted. lines is nil when nobody can answer.
-func decideTrust(ctx context.Context, cfg *Config, sys IO, lines <-chan string, out io.Writer) (string, trust.Decision, []string) {
+// as untrusted. ask is nil when nobody can answer.
+func decideTrust(ctx context.Context, cfg *Config, sys IO, ask trust.Asker) (string, trust.Decision, []string) {
 	var warns []string
 	root := trust.ProjectRoot(sys.Workdir)
 	path, warn := trust.Locate(cfg.Paths.Home, sys.Getenv("WISP_TRUST_FILE"))
@@ -46,7 +47,7 @@ func decideTrust(ctx context.Context, cfg *Config, sys IO, lines <-chan string, 
 	if warn != "" {
 		warns = append(warns, warn)
 	}
-	d, err = trust.Settle(ctx, d, store, root, lines, out)
+	d, err = trust.Settle(ctx, d, store, root, ask)
 	if err != nil {
 		warns = append(warns, err.Error())
 	}
@@ -55,9 +56,9 @@ func decideTrust(ctx context.Context, cfg *Config, sys IO, lines <-chan string, 
 
 // loadProject reads what a trusted project adds. Untrusted projects stay
 // fully usable: wisp just ignores their files.
-func LoadProject(ctx context.Context, cfg *Config, sys IO, lines <-chan string, out io.Writer) (*Project, error) {
+func LoadProject(ctx context.Context, cfg *Config, sys IO, ask trust.Asker) (*Project, error) {
 	p := &Project{}
-	p.Root, p.Decision, p.Warns = decideTrust(ctx, cfg, sys, lines, out)
+	p.Root, p.Decision, p.Warns = decideTrust(ctx, cfg, sys, ask)
 	protect := workspace.NewProtection(cfg.Paths.UserHome, cfg.Settings.ProtectedPaths, cfg.Paths.Home)
 	if p.Decision.Trusted {
 		s, warns, err := config.LoadProject(cfg.Paths, p.Root)
@@ -67,7 +68,7 @@ func LoadProject(ctx context.Context, cfg *Config, sys IO, lines <-chan string, 
 		}
 		p.Settings = s
 	}
-	p.Context = trust.LoadContext(trust.ContextOptions{
+	p.Context = project.LoadContext(project.ContextOptions{
 		WispHome: cfg.Paths.Home, Root: p.Root, Cwd: sys.Workdir, Trusted: p.Decision.Trusted, Protected: protect.Match,
 	})
 	p.Warns = append(p.Warns, p.Context.Warnings...)

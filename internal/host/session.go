@@ -18,6 +18,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
 	"github.com/wisp-agent/wisp/internal/transcript"
+	"github.com/wisp-agent/wisp/internal/trust"
 )
 
 // Session is one conversation and everything wired to run it: the
@@ -82,11 +83,10 @@ type Frontend struct {
 	Approver gate.Approver
 	// Events says a frontend answers approval_request events with Approve.
 	Events bool
-	// Lines and Out let an undecided project's trust be asked about on a
-	// terminal; nil Lines means nobody can answer and the project stays
+	// AskTrust puts the trust question of an undecided project to a
+	// person; nil means nobody can answer, and the project stays
 	// untrusted.
-	Lines <-chan string
-	Out   io.Writer
+	AskTrust trust.Asker
 }
 
 // toolAliases maps the names custom-tools.md uses to the built-ins.
@@ -114,7 +114,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	}
 	s := &Session{opts: o, sys: sys, fe: fe, cfg: cfg}
 	s.asks.init()
-	s.project, err = LoadProject(ctx, cfg, sys, fe.Lines, fe.Out)
+	s.project, err = LoadProject(ctx, cfg, sys, fe.AskTrust)
 	if err != nil {
 		return nil, err
 	}

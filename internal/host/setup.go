@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,7 +256,7 @@ func LoadQuietly(ctx context.Context, sys IO) (*Config, *Project, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := LoadProject(ctx, cfg, sys, nil, io.Discard)
+	p, err := LoadProject(ctx, cfg, sys, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/chat"
-	"github.com/wisp-agent/wisp/internal/trust"
+	"github.com/wisp-agent/wisp/internal/project"
 )
 
 // ID is the session's id; "" when no transcript is kept (--no-session).
@@ -72,7 +72,7 @@ func (s *Session) InitAgentsMD() string {
 	if err != nil {
 		return fmt.Sprintf("could not write %s: %v", path, err)
 	}
-	_, err = f.WriteString(trust.StarterAgentsMD(root))
+	_, err = f.WriteString(project.StarterAgentsMD(root))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

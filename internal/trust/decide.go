@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 )
 
 // Where a decision came from.
@@ -64,60 +62,32 @@ func joinWarn(a, b string) string {
 	return a + "\n" + b
 }
 
+// ErrNoAnswer is returned when the input ends before an answer.
+var ErrNoAnswer = errors.New("no answer to the trust question")
+
 // Question is what wisp asks in an undecided project.
 func Question(project string) string {
 	return fmt.Sprintf("Do you trust the files in %s?", project)
 }
 
-// explanation tells the user what the answer changes.
-const explanation = "Trusting a project lets wisp load its .wisp/settings.json, AGENTS.md/CLAUDE.md and skills. Untrusted, wisp still works but ignores them."
-
-// ErrNoAnswer is returned by Ask when the input ends before an answer.
-var ErrNoAnswer = errors.New("no answer to the trust question")
-
-// Ask puts the trust question for path to the user, one line of in at a
-// time: y or yes trusts, n, no or an empty line does not; anything else
-// asks again. It ends with the context's error when ctx is done and with
-// ErrNoAnswer when in closes, and then the project is not trusted.
-func Ask(ctx context.Context, in <-chan string, out io.Writer, path string) (bool, error) {
-	if _, err := fmt.Fprintf(out, "%s\n%s [y/n] ", explanation, Question(path)); err != nil {
-		return false, fmt.Errorf("ask about trust: %w", err)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case line, ok := <-in:
-			if !ok {
-				return false, ErrNoAnswer
-			}
-			switch strings.ToLower(strings.TrimSpace(line)) {
-			case "y", "yes":
-				return true, nil
-			case "n", "no", "":
-				return false, nil
-			}
-			if _, err := fmt.Fprintf(out, "Please answer y or n. %s [y/n] ", Question(path)); err != nil {
-				return false, fmt.Errorf("ask about trust: %w", err)
-			}
-		}
-	}
-}
+// Asker puts the trust question for a project to a person: a frontend's
+// job (the terminal's is frontend.AskTrust).
+type Asker func(ctx context.Context, project string) (bool, error)
 
 // Settle turns an undecided decision into a final one. Without a person
-// to ask (in is nil: print mode, JSON mode, RPC, CI) the project is
+// to ask (ask is nil: print mode, JSON mode, RPC, CI) the project is
 // untrusted and nothing is stored. Otherwise the user is asked and the
 // answer is remembered in s. A decided d comes back unchanged. On an
 // error the project is untrusted; a failed write to the store still
 // returns the user's answer alongside the error.
-func Settle(ctx context.Context, d Decision, s *Store, project string, in <-chan string, out io.Writer) (Decision, error) {
+func Settle(ctx context.Context, d Decision, s *Store, project string, ask Asker) (Decision, error) {
 	if d.Status != Undecided {
 		return d, nil
 	}
-	if in == nil {
+	if ask == nil {
 		return Decision{Status: Undecided}, nil
 	}
-	ok, err := Ask(ctx, in, out, project)
+	ok, err := ask(ctx, project)
 	if err != nil {
 		return Decision{Status: Undecided}, err
 	}

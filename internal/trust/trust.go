@@ -1,7 +1,8 @@
 // Package trust decides whether wisp may load a project's own
 // configuration and instructions (.wisp/settings.json, AGENTS.md or
-// CLAUDE.md, skills), keeps those decisions in the user's trust store
-// (~/.wisp/trust.json), and loads the context files of a project.
+// CLAUDE.md, skills) and keeps those decisions in the user's trust store
+// (~/.wisp/trust.json). Reading the project's files is package project's;
+// asking a person is a frontend's (Settle takes an Asker).
 //
 // It must never take a trust decision from a project's files: the
 // decision comes from the real process environment (WISP_TRUST), the
@@ -15,12 +16,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wisp-agent/wisp/internal/durable"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/wisp-agent/wisp/internal/durable"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 )
@@ -103,7 +105,7 @@ func (s *Store) Path() string { return s.path }
 // Status is the stored decision for the project at path (Undecided when
 // there is none).
 func (s *Store) Status(path string) (Status, error) {
-	key := keyOf(path)
+	key := Key(path)
 	f, err := s.read()
 	if err != nil {
 		return Undecided, err
@@ -140,7 +142,7 @@ func (s *Store) Forget(path string) error {
 
 // forget removes the decision and says whether there was one.
 func (s *Store) forget(path string) (bool, error) {
-	key := keyOf(path)
+	key := Key(path)
 	found := false
 	err := s.update(func(f *storeFile) bool {
 		_, found = f.Projects[key]
@@ -254,9 +256,9 @@ func Resolve(path string) (string, error) {
 	return real, nil
 }
 
-// keyOf resolves path when it exists and otherwise cleans it, so that a
+// Key resolves path when it exists and otherwise cleans it, so that a
 // deleted project's decision can still be looked up and forgotten.
-func keyOf(path string) string {
+func Key(path string) string {
 	if real, err := Resolve(path); err == nil {
 		return real
 	}
@@ -270,7 +272,7 @@ func keyOf(path string) string {
 // or above it holding .git (a folder, or a file in a worktree), else cwd
 // itself; resolved as Resolve does.
 func ProjectRoot(cwd string) string {
-	start := keyOf(cwd)
+	start := Key(cwd)
 	for dir := start; ; {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return dir

@@ -307,57 +307,6 @@ func orUndecided(s Status) Status {
 	return s
 }
 
-func TestAsk(t *testing.T) {
-	proj := "/home/u/src/proj"
-	tests := []struct {
-		name    string
-		lines   []string
-		close   bool
-		cancel  bool
-		want    bool
-		wantErr error
-		asked   int // how many times the question shows
-	}{
-		{name: "y", lines: []string{"y"}, want: true, asked: 1},
-		{name: "yes", lines: []string{"yes\n"}, want: true, asked: 1},
-		{name: "YES padded", lines: []string{"  YES  "}, want: true, asked: 1},
-		{name: "n", lines: []string{"n"}, asked: 1},
-		{name: "no", lines: []string{"No"}, asked: 1},
-		{name: "empty is no", lines: []string{""}, asked: 1},
-		{name: "garbage asks again", lines: []string{"sure", "y"}, want: true, asked: 2},
-		{name: "input closed", close: true, wantErr: ErrNoAnswer, asked: 1},
-		{name: "context cancelled", cancel: true, wantErr: context.Canceled, asked: 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			in := make(chan string, len(tc.lines))
-			for _, l := range tc.lines {
-				in <- l
-			}
-			if tc.close {
-				close(in)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tc.cancel {
-				cancel()
-			}
-			var out bytes.Buffer
-			got, err := Ask(ctx, in, &out, proj)
-			if got != tc.want || !errors.Is(err, tc.wantErr) {
-				t.Fatalf("Ask = %v, %v; want %v, %v", got, err, tc.want, tc.wantErr)
-			}
-			q := "Do you trust the files in /home/u/src/proj? [y/n] "
-			if n := strings.Count(out.String(), q); n != tc.asked {
-				t.Fatalf("question shown %d times, want %d:\n%s", n, tc.asked, out.String())
-			}
-			if !strings.Contains(out.String(), "AGENTS.md") || !strings.Contains(out.String(), "skills") {
-				t.Fatalf("no explanation:\n%s", out.String())
-			}
-		})
-	}
-}
-
 func TestSettle(t *testing.T) {
 	isolate(t)
 	proj := t.TempDir()
@@ -379,13 +328,15 @@ func TestSettle(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t, t.TempDir())
-			var in chan string
-			if tc.interactive {
-				in = make(chan string, 1)
-				in <- tc.answer
-			}
+			var ask Asker
 			var out bytes.Buffer
-			got, err := Settle(context.Background(), tc.start, s, proj, in, &out)
+			if tc.interactive {
+				ask = func(_ context.Context, project string) (bool, error) {
+					out.WriteString(Question(project))
+					return tc.answer == "y", nil
+				}
+			}
+			got, err := Settle(context.Background(), tc.start, s, proj, ask)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package approval
+package frontend
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/shell"
 )
 
@@ -63,7 +64,7 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-var moderateReq = Request{
+var moderateReq = ApprovalQuestion{
 	Tool:    "bash",
 	Line:    "git status && git push origin main",
 	Part:    "git push origin main",
@@ -77,39 +78,39 @@ func TestPromptAnswers(t *testing.T) {
 	dangerous.Level = shell.Dangerous
 	tests := []struct {
 		name    string
-		req     Request
+		req     ApprovalQuestion
 		answers []string
-		want    Answer
+		want    ApprovalAnswer
 		asked   int
 	}{
-		{"y", moderateReq, []string{"y"}, Answer{Allow: true, Scope: ScopeOnce}, 1},
-		{"YES", moderateReq, []string{"YES"}, Answer{Allow: true, Scope: ScopeOnce}, 1},
-		{"once", moderateReq, []string{" once "}, Answer{Allow: true, Scope: ScopeOnce}, 1},
-		{"s", moderateReq, []string{"s"}, Answer{Allow: true, Scope: ScopeSession}, 1},
-		{"Session", moderateReq, []string{"Session"}, Answer{Allow: true, Scope: ScopeSession}, 1},
-		{"p", moderateReq, []string{"P"}, Answer{Allow: true, Scope: ScopeProject}, 1},
-		{"project", moderateReq, []string{"project"}, Answer{Allow: true, Scope: ScopeProject}, 1},
-		{"a", moderateReq, []string{"a"}, Answer{Allow: true, Scope: ScopeAlways}, 1},
-		{"always", moderateReq, []string{"ALWAYS"}, Answer{Allow: true, Scope: ScopeAlways}, 1},
-		{"n", moderateReq, []string{"n"}, Answer{Reason: ReasonDenied}, 1},
-		{"no", moderateReq, []string{"No"}, Answer{Reason: ReasonDenied}, 1},
-		{"empty is no", moderateReq, []string{""}, Answer{Reason: ReasonDenied}, 1},
-		{"n and a reason", moderateReq, []string{"n use rg instead"}, Answer{Reason: ReasonDenied, Note: "use rg instead"}, 1},
-		{"no, and a reason", moderateReq, []string{"No, use  rg\tinstead "}, Answer{Reason: ReasonDenied, Note: "use rg instead"}, 1},
-		{"n: reason", moderateReq, []string{"n: not on main"}, Answer{Reason: ReasonDenied, Note: "not on main"}, 1},
-		{"no with only punctuation is a plain no", moderateReq, []string{"no,"}, Answer{Reason: ReasonDenied}, 1},
-		{"dangerous n and a reason", dangerous, []string{"n push to a branch"}, Answer{Reason: ReasonDenied, Note: "push to a branch"}, 1},
-		{"a yes takes no reason", moderateReq, []string{"y because", "nope", "n"}, Answer{Reason: ReasonDenied}, 3},
-		{"control characters in a reason", moderateReq, []string{"n a\x1b[2Jb"}, Answer{Reason: ReasonDenied, Note: "a [2Jb"}, 1},
-		{"garbage asks again", moderateReq, []string{"maybe", "yess", "s"}, Answer{Allow: true, Scope: ScopeSession}, 3},
-		{"dangerous once", dangerous, []string{"y"}, Answer{Allow: true, Scope: ScopeOnce}, 1},
-		{"dangerous refuses session", dangerous, []string{"s", "y"}, Answer{Allow: true, Scope: ScopeOnce}, 2},
-		{"dangerous refuses project", dangerous, []string{"p", "always", "n"}, Answer{Reason: ReasonDenied}, 3},
+		{"y", moderateReq, []string{"y"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeOnce}, 1},
+		{"YES", moderateReq, []string{"YES"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeOnce}, 1},
+		{"once", moderateReq, []string{" once "}, ApprovalAnswer{Allow: true, Scope: approval.ScopeOnce}, 1},
+		{"s", moderateReq, []string{"s"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeSession}, 1},
+		{"Session", moderateReq, []string{"Session"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeSession}, 1},
+		{"p", moderateReq, []string{"P"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeProject}, 1},
+		{"project", moderateReq, []string{"project"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeProject}, 1},
+		{"a", moderateReq, []string{"a"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeAlways}, 1},
+		{"always", moderateReq, []string{"ALWAYS"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeAlways}, 1},
+		{"n", moderateReq, []string{"n"}, ApprovalAnswer{Reason: ReasonDenied}, 1},
+		{"no", moderateReq, []string{"No"}, ApprovalAnswer{Reason: ReasonDenied}, 1},
+		{"empty is no", moderateReq, []string{""}, ApprovalAnswer{Reason: ReasonDenied}, 1},
+		{"n and a reason", moderateReq, []string{"n use rg instead"}, ApprovalAnswer{Reason: ReasonDenied, Note: "use rg instead"}, 1},
+		{"no, and a reason", moderateReq, []string{"No, use  rg\tinstead "}, ApprovalAnswer{Reason: ReasonDenied, Note: "use rg instead"}, 1},
+		{"n: reason", moderateReq, []string{"n: not on main"}, ApprovalAnswer{Reason: ReasonDenied, Note: "not on main"}, 1},
+		{"no with only punctuation is a plain no", moderateReq, []string{"no,"}, ApprovalAnswer{Reason: ReasonDenied}, 1},
+		{"dangerous n and a reason", dangerous, []string{"n push to a branch"}, ApprovalAnswer{Reason: ReasonDenied, Note: "push to a branch"}, 1},
+		{"a yes takes no reason", moderateReq, []string{"y because", "nope", "n"}, ApprovalAnswer{Reason: ReasonDenied}, 3},
+		{"control characters in a reason", moderateReq, []string{"n a\x1b[2Jb"}, ApprovalAnswer{Reason: ReasonDenied, Note: "a [2Jb"}, 1},
+		{"garbage asks again", moderateReq, []string{"maybe", "yess", "s"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeSession}, 3},
+		{"dangerous once", dangerous, []string{"y"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeOnce}, 1},
+		{"dangerous refuses session", dangerous, []string{"s", "y"}, ApprovalAnswer{Allow: true, Scope: approval.ScopeOnce}, 2},
+		{"dangerous refuses project", dangerous, []string{"p", "always", "n"}, ApprovalAnswer{Reason: ReasonDenied}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			term := newTerminal(tt.answers...)
-			got, err := Prompt(testCtx(t), term.in, term, tt.req)
+			got, err := AskApproval(testCtx(t), term.in, term, tt.req)
 			if err != nil {
 				t.Fatalf("Prompt: %v", err)
 			}
@@ -130,7 +131,7 @@ func TestPromptShowsRequest(t *testing.T) {
 	whole.Part = whole.Line
 	tests := []struct {
 		name   string
-		req    Request
+		req    ApprovalQuestion
 		want   []string
 		absent []string
 	}{
@@ -147,24 +148,24 @@ func TestPromptShowsRequest(t *testing.T) {
 		{"dangerous offers once only", dangerous,
 			[]string{"risk:     dangerous", "Allow? [y]once [n]o (n REASON tells the model why): "}, []string{"[s]ession", "[p]roject", "[a]lways"}},
 		{"terminal escapes are shown, not obeyed",
-			Request{Tool: "bash", Line: "echo ok\x1b[2K\rrm -rf ~ \u202e", Level: shell.Dangerous},
+			ApprovalQuestion{Tool: "bash", Line: "echo ok\x1b[2K\rrm -rf ~ \u202e", Level: shell.Dangerous},
 			[]string{`echo ok\x1b[2K\x0drm -rf ~ \u202e`}, []string{"\x1b", "\r", "\u202e"}},
 		{"OSC, bell, backspace and C1 are shown",
-			Request{Tool: "bash", Line: "ls\x1b]52;c;cm0gLXJmIH4=\x07\b\u009b2J", Level: shell.Moderate},
+			ApprovalQuestion{Tool: "bash", Line: "ls\x1b]52;c;cm0gLXJmIH4=\x07\b\u009b2J", Level: shell.Moderate},
 			[]string{`ls\x1b]52;c;cm0gLXJmIH4=\x07\x08\x9b2J`}, []string{"\x1b", "\x07", "\b", "\u009b"}},
 		{"multi-line line shows its newlines and stays indented",
-			Request{Tool: "bash", Line: "cat <<EOF\nhi\nEOF", Level: shell.Safe},
+			ApprovalQuestion{Tool: "bash", Line: "cat <<EOF\nhi\nEOF", Level: shell.Safe},
 			[]string{"  line:     cat <<EOF\\n\n            hi\\n\n            EOF\n"}, nil},
 		{"a hidden second command is visibly on its own line",
-			Request{Tool: "bash", Line: "ls\nrm -rf ~", Level: shell.Dangerous},
+			ApprovalQuestion{Tool: "bash", Line: "ls\nrm -rf ~", Level: shell.Dangerous},
 			[]string{`  line:     ls\n` + "\n" + `            rm -rf ~`}, nil},
-		{"tool without part", Request{Tool: "write", Line: "write internal/x.go (12 lines)", Level: shell.Moderate, Pattern: "tool:write"},
+		{"tool without part", ApprovalQuestion{Tool: "write", Line: "write internal/x.go (12 lines)", Level: shell.Moderate, Pattern: "tool:write"},
 			[]string{"Approval needed: write", "covers:   tool:write"}, []string{"command:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			term := newTerminal("n")
-			if _, err := Prompt(testCtx(t), term.in, term, tt.req); err != nil {
+			if _, err := AskApproval(testCtx(t), term.in, term, tt.req); err != nil {
 				t.Fatal(err)
 			}
 			out := term.text()
@@ -218,7 +219,7 @@ func TestPromptEndsWithoutAnswer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			term := newTerminal()
 			ctx := tt.setup(t, term)
-			got, err := Prompt(ctx, term.in, term, moderateReq)
+			got, err := AskApproval(ctx, term.in, term, moderateReq)
 			if err != nil {
 				t.Fatalf("Prompt: %v", err)
 			}
@@ -232,7 +233,7 @@ func TestPromptEndsWithoutAnswer(t *testing.T) {
 func TestPromptIgnoresTypeAhead(t *testing.T) {
 	term := newTerminal("n")
 	term.in <- "a" // typed before the question appeared
-	got, err := Prompt(testCtx(t), term.in, term, moderateReq)
+	got, err := AskApproval(testCtx(t), term.in, term, moderateReq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("terminal
 func TestPromptWriteError(t *testing.T) {
 	in := make(chan string, 1)
 	in <- "y"
-	got, err := Prompt(testCtx(t), in, failingWriter{}, moderateReq)
+	got, err := AskApproval(testCtx(t), in, failingWriter{}, moderateReq)
 	if err == nil || got.Allow {
 		t.Fatalf("Prompt = %+v, %v; want a denial and an error", got, err)
 	}

@@ -1,4 +1,4 @@
-package trust
+package project
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wisp-agent/wisp/internal/trust"
 )
 
 // ContextBudget bounds the text of all context files together.
@@ -23,7 +25,7 @@ var contextNames = []string{"AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
 type ContextOptions struct {
 	// WispHome holds the user's own AGENTS.md, loaded in every project.
 	WispHome string
-	// Root is the project root (default: ProjectRoot(Cwd)); Cwd is where
+	// Root is the project root (default: trust.ProjectRoot(Cwd)); Cwd is where
 	// wisp runs. Folders from Root down to Cwd are searched.
 	Root, Cwd string
 	// Trusted allows the project's files; without it only the user's
@@ -92,13 +94,13 @@ func LoadContext(o ContextOptions) Context {
 		add(UserContextName, filepath.Join(o.WispHome, "AGENTS.md"), true)
 	}
 	if o.Trusted && (o.Cwd != "" || o.Root != "") {
-		cwd := keyOf(o.Cwd)
+		cwd := trust.Key(o.Cwd)
 		if o.Cwd == "" {
-			cwd = keyOf(o.Root)
+			cwd = trust.Key(o.Root)
 		}
-		root := ProjectRoot(cwd)
+		root := trust.ProjectRoot(cwd)
 		if o.Root != "" {
-			root = keyOf(o.Root)
+			root = trust.Key(o.Root)
 		}
 		for _, dir := range foldersDown(root, cwd) {
 			for _, name := range contextNames {

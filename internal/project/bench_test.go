@@ -1,9 +1,11 @@
-package trust
+package project
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wisp-agent/wisp/internal/trust"
 )
 
 // BenchmarkStartup measures what a run pays before its first request:
@@ -17,7 +19,7 @@ func BenchmarkStartup(b *testing.B) {
 	for _, p := range []string{filepath.Join(wispHome, "AGENTS.md"), filepath.Join(repo, ".git", "HEAD"), filepath.Join(repo, "AGENTS.md"), filepath.Join(repo, "a", "CLAUDE.md"), filepath.Join(cwd, "AGENTS.md")} {
 		write(b, p, strings.Repeat("rule\n", 400))
 	}
-	s, err := Open(filepath.Join(wispHome, FileName))
+	s, err := trust.Open(filepath.Join(wispHome, trust.FileName))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,8 +27,8 @@ func BenchmarkStartup(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		root := ProjectRoot(cwd)
-		d, _ := Decide("", s, root)
+		root := trust.ProjectRoot(cwd)
+		d, _ := trust.Decide("", s, root)
 		c := LoadContext(ContextOptions{WispHome: wispHome, Root: root, Cwd: cwd, Trusted: d.Trusted})
 		if len(c.Files) != 4 {
 			b.Fatal(len(c.Files))

@@ -1,4 +1,4 @@
-package approval
+package frontend
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/shell"
 )
 
-// Request is what the terminal question shows.
-type Request struct {
+// ApprovalQuestion is what the terminal question shows.
+type ApprovalQuestion struct {
 	Tool string // the tool asking: bash, write, a custom or MCP tool
 	Line string // the whole line (or, for other tools, what they will do)
 	Part string // the simple command asked about; shown when it differs from Line
@@ -22,10 +23,10 @@ type Request struct {
 	Pattern string // what a remembered answer covers
 }
 
-// Answer is a person's answer. Scope is set only when Allow is.
-type Answer struct {
+// ApprovalAnswer is a person's answer. Scope is set only when Allow is.
+type ApprovalAnswer struct {
 	Allow bool
-	Scope Scope
+	Scope approval.Scope
 	// Reason says why a denial happened (one of the Reason constants);
 	// empty for an allow.
 	Reason string
@@ -55,7 +56,7 @@ const maxNote = 500
 // maxTypeAhead bounds how many stale lines Prompt discards before asking.
 const maxTypeAhead = 1024
 
-// Prompt asks a person on the terminal whether one simple command may run.
+// AskApproval asks a person on the terminal whether one simple command may run.
 // in carries lines typed on the terminal (closed when the terminal is);
 // the question goes to out. It shows the tool, the whole line, the part
 // when it differs, the risk level and the reasons, and what a remembered
@@ -72,25 +73,25 @@ const maxTypeAhead = 1024
 // Lines already waiting in in are discarded before the question is shown,
 // so type-ahead can never approve a command the person has not seen.
 //
-// Prompt returns as soon as ctx is done, with a denial whose reason is
+// AskApproval returns as soon as ctx is done, with a denial whose reason is
 // ReasonTimeout (deadline) or ReasonCancelled; the caller bounds the wait
 // with approval.timeoutSeconds. It returns an error only when out cannot be
 // written, and the answer is then a denial.
-func Prompt(ctx context.Context, in <-chan string, out io.Writer, req Request) (Answer, error) {
+func AskApproval(ctx context.Context, in <-chan string, out io.Writer, req ApprovalQuestion) (ApprovalAnswer, error) {
 	if err := ctx.Err(); err != nil {
-		return Answer{Reason: ctxReason(err)}, nil
+		return ApprovalAnswer{Reason: ctxReason(err)}, nil
 	}
 	closed := discardTypeAhead(in)
-	dangerous := req.Level >= shell.Dangerous || !validLevel(req.Level)
+	dangerous := req.Level >= shell.Dangerous || !(req.Level >= shell.Safe && req.Level <= shell.Dangerous)
 	choices := choicesAll
 	if dangerous {
 		choices = choicesDangerous
 	}
 	if _, err := io.WriteString(out, renderRequest(req)+"Allow? "+choices+": "); err != nil {
-		return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
+		return ApprovalAnswer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
 	}
 	if closed {
-		return Answer{Reason: ReasonInputClosed}, writeEnd(out, "no answer: the terminal input is closed")
+		return ApprovalAnswer{Reason: ReasonInputClosed}, writeEnd(out, "no answer: the terminal input is closed")
 	}
 	for {
 		var line string
@@ -98,22 +99,22 @@ func Prompt(ctx context.Context, in <-chan string, out io.Writer, req Request) (
 		select {
 		case <-ctx.Done():
 			r := ctxReason(ctx.Err())
-			return Answer{Reason: r}, writeEnd(out, "no answer: "+r)
+			return ApprovalAnswer{Reason: r}, writeEnd(out, "no answer: "+r)
 		case line, ok = <-in:
 		}
 		if !ok {
-			return Answer{Reason: ReasonInputClosed}, writeEnd(out, "no answer: the terminal input is closed")
+			return ApprovalAnswer{Reason: ReasonInputClosed}, writeEnd(out, "no answer: the terminal input is closed")
 		}
 		// An answer that races the deadline loses: the caller has already
 		// been told the question timed out.
 		if err := ctx.Err(); err != nil {
 			r := ctxReason(err)
-			return Answer{Reason: r}, writeEnd(out, "no answer: "+r)
+			return ApprovalAnswer{Reason: r}, writeEnd(out, "no answer: "+r)
 		}
 		a, valid := parseAnswer(line)
-		if valid && dangerous && a.Allow && a.Scope != ScopeOnce {
+		if valid && dangerous && a.Allow && a.Scope != approval.ScopeOnce {
 			if _, err := io.WriteString(out, "A dangerous command is asked about every time, never remembered. Allow? "+choices+": "); err != nil {
-				return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
+				return ApprovalAnswer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
 			}
 			continue
 		}
@@ -121,7 +122,7 @@ func Prompt(ctx context.Context, in <-chan string, out io.Writer, req Request) (
 			return a, nil
 		}
 		if _, err := io.WriteString(out, "Please answer "+answerHint(dangerous)+". Allow? "+choices+": "); err != nil {
-			return Answer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
+			return ApprovalAnswer{Reason: ReasonDenied}, fmt.Errorf("show approval question: %w", err)
 		}
 	}
 }
@@ -165,23 +166,23 @@ func discardTypeAhead(in <-chan string) (closed bool) {
 
 // parseAnswer reads one answer line. valid is false for anything that is
 // not an answer, which is asked again.
-func parseAnswer(line string) (a Answer, valid bool) {
+func parseAnswer(line string) (a ApprovalAnswer, valid bool) {
 	if note, ok := denialNote(line); ok {
-		return Answer{Reason: ReasonDenied, Note: note}, true
+		return ApprovalAnswer{Reason: ReasonDenied, Note: note}, true
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes", "once":
-		return Answer{Allow: true, Scope: ScopeOnce}, true
+		return ApprovalAnswer{Allow: true, Scope: approval.ScopeOnce}, true
 	case "s", "session":
-		return Answer{Allow: true, Scope: ScopeSession}, true
+		return ApprovalAnswer{Allow: true, Scope: approval.ScopeSession}, true
 	case "p", "project":
-		return Answer{Allow: true, Scope: ScopeProject}, true
+		return ApprovalAnswer{Allow: true, Scope: approval.ScopeProject}, true
 	case "a", "always":
-		return Answer{Allow: true, Scope: ScopeAlways}, true
+		return ApprovalAnswer{Allow: true, Scope: approval.ScopeAlways}, true
 	case "", "n", "no":
-		return Answer{Reason: ReasonDenied}, true
+		return ApprovalAnswer{Reason: ReasonDenied}, true
 	}
-	return Answer{}, false
+	return ApprovalAnswer{}, false
 }
 
 // denialNote reads a no followed by a reason: the first word is n or no
@@ -209,15 +210,15 @@ func denialNote(line string) (note string, ok bool) {
 }
 
 // renderRequest lays the request out, one labelled line each.
-func renderRequest(req Request) string {
+func renderRequest(req ApprovalQuestion) string {
 	var b strings.Builder
 	tool := req.Tool
 	if tool == "" {
 		tool = "a tool"
 	}
-	fmt.Fprintf(&b, "Approval needed: %s\n", printable(tool))
+	fmt.Fprintf(&b, "Approval needed: %s\n", approval.Printable(tool))
 	field := func(label, value string) {
-		fmt.Fprintf(&b, "  %-9s %s\n", label+":", printable(value))
+		fmt.Fprintf(&b, "  %-9s %s\n", label+":", approval.Printable(value))
 	}
 	field("line", req.Line)
 	if p := strings.TrimSpace(req.Part); p != "" && p != strings.TrimSpace(req.Line) {
@@ -230,35 +231,6 @@ func renderRequest(req Request) string {
 	field("risk", risk)
 	if req.Pattern != "" {
 		field("covers", req.Pattern)
-	}
-	return b.String()
-}
-
-// printable makes text safe to show on a terminal: escape sequences,
-// carriage returns, bidirectional overrides and zero-width characters
-// could otherwise hide part of a command from the person approving it, so
-// each is shown as an escape. A newline is shown as \n and then starts an
-// indented line, so that a multi-line script is visibly several lines and
-// still reads as one.
-func printable(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n` + "\n            ")
-		case r == '\t':
-			b.WriteString("    ")
-		case r == unicode.ReplacementChar:
-			b.WriteString(`\ufffd`)
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
-			if r <= 0xff {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
 	}
 	return b.String()
 }
