@@ -59,7 +59,11 @@ func (s *Session) approver() gate.Approver {
 	case s.opts.Yes:
 		return gate.Allow{}
 	case s.fe.Approver != nil:
-		return s.fe.Approver
+		// The frontend shows everything before the question first.
+		return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
+			s.bus.drain()
+			return s.fe.Approver.Approve(ctx, r)
+		})
 	case s.fe.Events:
 		return gate.ApproverFunc(s.askByEvent)
 	}

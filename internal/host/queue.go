@@ -68,6 +68,8 @@ func (s *Session) begin(ctx context.Context) (context.Context, context.CancelFun
 // drive runs text, then what was queued meanwhile, and ends the live
 // run that begin marked.
 func (s *Session) drive(rctx context.Context, text string) (chat.Message, error) {
+	// The run settles once every frontend has shown what it did.
+	defer s.bus.drain()
 	r := &s.run
 	run := s.agent.Run
 	for {

@@ -1,0 +1,89 @@
+package host
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wisp-agent/wisp/internal/event"
+)
+
+// A subscriber that stops reading holds up neither the publisher nor the
+// others; when it reads again it gets every event in order, its text
+// deltas joined, and drain waits for it.
+func TestBusSlowSubscriber(t *testing.T) {
+	var b bus
+	release := make(chan struct{})
+	var (
+		mu        sync.Mutex
+		slow, all []event.Event
+	)
+	first := true
+	unsubSlow := b.subscribe(func(e event.Event) {
+		if first {
+			first = false
+			<-release
+		}
+		mu.Lock()
+		slow = append(slow, e)
+		mu.Unlock()
+	})
+	unsubFast := b.subscribe(func(e event.Event) {
+		mu.Lock()
+		all = append(all, e)
+		mu.Unlock()
+	})
+	start := time.Now()
+	b.publish(event.Event{Type: event.AgentStart})
+	for i := range 1000 {
+		b.publish(event.Event{Type: event.MessageDelta, Delta: fmt.Sprint(i % 10)})
+	}
+	b.publish(event.Event{Type: event.ToolCall, CallID: "c1"})
+	b.publish(event.Event{Type: event.MessageDelta, Delta: "x"})
+	b.publish(event.Event{Type: event.AgentEnd})
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("publishing waited for the stuck subscriber: %v", d)
+	}
+	b.drainWithin(100 * time.Millisecond) // the slow one is still stuck
+	mu.Lock()
+	if got := seen(all); got != wantSeen {
+		t.Errorf("the fast subscriber saw %s, want %s", got, wantSeen)
+	}
+	fastCount := len(all)
+	mu.Unlock()
+	close(release)
+	b.drain()
+	mu.Lock()
+	if got := seen(slow); got != wantSeen {
+		t.Errorf("the slow subscriber saw %s, want %s", got, wantSeen)
+	}
+	slowCount := len(slow)
+	mu.Unlock()
+	unsubSlow()
+	unsubFast()
+	b.publish(event.Event{Type: event.AgentStart})
+	time.Sleep(10 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(slow) != slowCount || len(all) != fastCount {
+		t.Error("an unsubscribed sink still gets events")
+	}
+}
+
+// wantSeen is what a subscriber makes of the published events: every
+// kind in order (consecutive deltas joined), and all the text.
+var wantSeen = "agent_start message_delta tool_call message_delta agent_end / " + strings.Repeat("0123456789", 100) + "x"
+
+func seen(events []event.Event) string {
+	var kinds []string
+	var text strings.Builder
+	for _, e := range events {
+		if e.Type != event.MessageDelta || len(kinds) == 0 || kinds[len(kinds)-1] != string(event.MessageDelta) {
+			kinds = append(kinds, string(e.Type))
+		}
+		text.WriteString(e.Delta)
+	}
+	return strings.Join(kinds, " ") + " / " + text.String()
+}
