@@ -1,7 +1,9 @@
 // Package anthropic adapts the official Anthropic Go SDK to provider.Provider:
 // it streams the Messages API with tool use and translates between chat
-// types and SDK types. SDK types never leave this package, and the SDK never
-// retries on its own: provider.WithRetry does that so every retry is seen.
+// types and SDK types. The SDK sends every request, but the messages in it
+// are encoded by body.go, which is many times faster on a long history.
+// SDK types never leave this package, and the SDK never retries on its
+// own: provider.WithRetry does that so every retry is seen.
 package anthropic
 
 import (
@@ -17,6 +19,7 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/provider"
+	"github.com/wisp-agent/wisp/internal/provider/wirebody"
 )
 
 // Options configure the client. The environment is never read here: the
@@ -35,6 +38,7 @@ type Options struct {
 type client struct {
 	messages sdk.MessageService
 	limit    int64
+	history  wirebody.History
 }
 
 // New returns a provider speaking the Anthropic Messages API.
@@ -63,13 +67,16 @@ func New(o Options) provider.Provider {
 }
 
 func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.Callbacks) (provider.Response, error) {
-	params, err := buildParams(req)
+	params, body, err := c.requestBody(req)
 	if err != nil {
 		return provider.Response{}, fmt.Errorf("anthropic: %w", err)
 	}
 	guard := provider.NewGuard(c.limit)
+	// The SDK encodes params, which lack the messages; the body sent is
+	// ours (see body.go).
 	stream := c.messages.NewStreaming(ctx, params, option.WithMiddleware(
 		func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			body.Attach(r)
 			res, err := next(r)
 			if err != nil {
 				return nil, err
@@ -92,88 +99,6 @@ func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.C
 		return provider.Response{}, fmt.Errorf("anthropic: %w", err)
 	}
 	return resp, nil
-}
-
-func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
-	maxTokens := int64(req.MaxTokens)
-	if maxTokens <= 0 {
-		maxTokens = int64(provider.MaxTokensFor(req.Model))
-	}
-	p := sdk.MessageNewParams{
-		Model:     sdk.Model(req.Model),
-		MaxTokens: maxTokens,
-	}
-	// Two cache breakpoints: the system prompt (which caches the tools
-	// before it) and the newest message, so each turn of a loop re-reads
-	// the whole conversation from the cache.
-	if req.System != "" {
-		p.System = []sdk.TextBlockParam{{Text: req.System, CacheControl: sdk.NewCacheControlEphemeralParam()}}
-	}
-	for _, m := range req.Messages {
-		blocks := make([]sdk.ContentBlockParamUnion, 0, len(m.Content))
-		for _, b := range m.Content {
-			switch b.Type {
-			case chat.Text:
-				if b.Text != "" {
-					blocks = append(blocks, sdk.NewTextBlock(b.Text))
-				}
-			case chat.ToolUse:
-				input := b.Input
-				if len(input) == 0 {
-					input = json.RawMessage(`{}`)
-				}
-				blocks = append(blocks, sdk.NewToolUseBlock(b.ID, input, b.Name))
-			case chat.ToolResult:
-				r := sdk.ToolResultBlockParam{ToolUseID: b.ToolUseID}
-				if b.IsError {
-					r.IsError = sdk.Bool(true)
-				}
-				// The API refuses empty text blocks; an empty result is no content.
-				if b.Text != "" {
-					r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: b.Text}}}
-				}
-				blocks = append(blocks, sdk.ContentBlockParamUnion{OfToolResult: &r})
-			default:
-				return p, fmt.Errorf("message block of unknown type %q", b.Type)
-			}
-		}
-		if len(blocks) == 0 {
-			continue
-		}
-		switch m.Role {
-		case chat.User:
-			p.Messages = append(p.Messages, sdk.NewUserMessage(blocks...))
-		case chat.Assistant:
-			p.Messages = append(p.Messages, sdk.NewAssistantMessage(blocks...))
-		default:
-			return p, fmt.Errorf("message of unknown role %q", m.Role)
-		}
-	}
-	if n := len(p.Messages); n > 0 {
-		var content []sdk.ContentBlockParamUnion
-		if last := p.Messages[n-1]; last.OfUser != nil {
-			content = last.OfUser.Content
-		} else if last.OfAssistant != nil {
-			content = last.OfAssistant.Content
-		}
-		if len(content) > 0 {
-			if cc := content[len(content)-1].GetCacheControl(); cc != nil {
-				*cc = sdk.NewCacheControlEphemeralParam()
-			}
-		}
-	}
-	for _, t := range req.Tools {
-		schema, err := inputSchema(t.Schema)
-		if err != nil {
-			return p, fmt.Errorf("tool %s: %w", t.Name, err)
-		}
-		tp := sdk.ToolParam{Name: t.Name, InputSchema: schema}
-		if t.Description != "" {
-			tp.Description = sdk.String(t.Description)
-		}
-		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tp})
-	}
-	return p, nil
 }
 
 // inputSchema splits a JSON Schema object into the SDK's fields, keeping

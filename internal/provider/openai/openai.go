@@ -1,9 +1,11 @@
 // Package openai adapts the official OpenAI Go SDK to provider.Provider over
 // the Chat Completions API, streaming with tool calls. It serves both OpenAI
 // itself and any server that speaks the same wire format (Ollama, llama.cpp,
-// vLLM, LM Studio, OpenRouter), so it tolerates missing usage and ids. SDK
-// types never leave this package, and the SDK never retries on its own:
-// provider.WithRetry does that so every retry is seen.
+// vLLM, LM Studio, OpenRouter), so it tolerates missing usage and ids. The
+// SDK sends every request, but the messages in it are encoded by body.go,
+// which is many times faster on a long history. SDK types never leave this
+// package, and the SDK never retries on its own: provider.WithRetry does
+// that so every retry is seen.
 package openai
 
 import (
@@ -18,12 +20,11 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/provider"
+	"github.com/wisp-agent/wisp/internal/provider/wirebody"
 )
 
 // DefaultBaseURL is OpenAI's own endpoint.
@@ -52,6 +53,7 @@ type client struct {
 	// compatible is true for servers other than OpenAI, which often know
 	// max_tokens but not its successor max_completion_tokens.
 	compatible bool
+	history    wirebody.History
 }
 
 // New returns a provider speaking the Chat Completions API.
@@ -87,13 +89,16 @@ func New(o Options) provider.Provider {
 }
 
 func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.Callbacks) (provider.Response, error) {
-	params, err := c.buildParams(req)
+	params, body, err := c.requestBody(req)
 	if err != nil {
 		return provider.Response{}, fmt.Errorf("openai: %w", err)
 	}
 	guard := provider.NewGuard(c.limit)
+	// The SDK encodes params, which lack the messages; the body sent is
+	// ours (see body.go).
 	stream := c.completions.NewStreaming(ctx, params, option.WithMiddleware(
 		func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			body.Attach(r)
 			res, err := next(r)
 			if err != nil {
 				return nil, err
@@ -124,94 +129,6 @@ func (c *client) Stream(ctx context.Context, req provider.Request, cb provider.C
 		return provider.Response{}, fmt.Errorf("openai: %w", err)
 	}
 	return resp, nil
-}
-
-func (c *client) buildParams(req provider.Request) (sdk.ChatCompletionNewParams, error) {
-	p := sdk.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
-		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
-	}
-	maxTokens := int64(req.MaxTokens)
-	if maxTokens <= 0 {
-		maxTokens = int64(provider.MaxTokensFor(req.Model))
-	}
-	if c.compatible {
-		p.MaxTokens = param.NewOpt(maxTokens)
-	} else {
-		p.MaxCompletionTokens = param.NewOpt(maxTokens)
-	}
-	if req.System != "" {
-		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
-	}
-	for _, m := range req.Messages {
-		msgs, err := convertMessage(m)
-		if err != nil {
-			return p, err
-		}
-		p.Messages = append(p.Messages, msgs...)
-	}
-	for _, t := range req.Tools {
-		fn := shared.FunctionDefinitionParam{Name: t.Name}
-		if t.Description != "" {
-			fn.Description = param.NewOpt(t.Description)
-		}
-		if len(t.Schema) > 0 {
-			if err := json.Unmarshal(t.Schema, &fn.Parameters); err != nil {
-				return p, fmt.Errorf("tool %s: input schema is not a JSON object: %w", t.Name, err)
-			}
-		}
-		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fn))
-	}
-	return p, nil
-}
-
-// convertMessage maps one chat message onto the wire's messages. A user
-// message's tool results become role=tool messages placed first, because
-// they must directly follow the assistant message that asked for them.
-func convertMessage(m chat.Message) ([]sdk.ChatCompletionMessageParamUnion, error) {
-	var out []sdk.ChatCompletionMessageParamUnion
-	var text strings.Builder
-	var calls []sdk.ChatCompletionMessageToolCallUnionParam
-	for _, b := range m.Content {
-		switch b.Type {
-		case chat.Text:
-			text.WriteString(b.Text)
-		case chat.ToolResult:
-			// The wire has no error flag; the result text has to say it.
-			out = append(out, sdk.ToolMessage(b.Text, b.ToolUseID))
-		case chat.ToolUse:
-			args := string(b.Input)
-			if args == "" {
-				args = "{}"
-			}
-			calls = append(calls, sdk.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
-					ID:       b.ID,
-					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args},
-				},
-			})
-		default:
-			return nil, fmt.Errorf("message block of unknown type %q", b.Type)
-		}
-	}
-	switch m.Role {
-	case chat.User:
-		if text.Len() > 0 {
-			out = append(out, sdk.UserMessage(text.String()))
-		}
-	case chat.Assistant:
-		if text.Len() == 0 && len(calls) == 0 {
-			break
-		}
-		a := sdk.ChatCompletionAssistantMessageParam{ToolCalls: calls}
-		if text.Len() > 0 {
-			a.Content.OfString = param.NewOpt(text.String())
-		}
-		out = append(out, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
-	default:
-		return nil, fmt.Errorf("message of unknown role %q", m.Role)
-	}
-	return out, nil
 }
 
 // accumulator rebuilds the message from chunks. Tool calls are keyed by

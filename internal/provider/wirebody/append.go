@@ -1,0 +1,74 @@
+package wirebody
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// AppendString appends s as a JSON string, escaped exactly as encoding/json
+// escapes it with HTML escaping off: quote, backslash and control bytes
+// escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped for
+// JavaScript readers. It is the inner loop of every message encoding, so it
+// copies runs of plain bytes whole.
+func AppendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendRaw appends raw, a JSON value, compacted; it fails when raw is
+// not valid JSON, as encoding/json does for a json.RawMessage.
+func AppendRaw(dst []byte, raw []byte) ([]byte, error) {
+	b := bytes.NewBuffer(dst)
+	if err := json.Compact(b, raw); err != nil {
+		return dst, fmt.Errorf("invalid JSON value: %w", err)
+	}
+	return b.Bytes(), nil
+}
