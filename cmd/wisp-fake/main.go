@@ -3,9 +3,11 @@
 // demos and benchmarks without a network. It prints the base URL on
 // standard output and serves until it is interrupted.
 //
-//	wisp-fake [-addr 127.0.0.1:0] [-script FILE]
+//	wisp-fake [-addr 127.0.0.1:0] [-script FILE] [-context-limit TOKENS]
 //
 // Without -script it plays the built-in demo (an ls call, then a summary).
+// -context-limit refuses larger requests with the provider's
+// context-overflow error, overriding the script's context_limit.
 package main
 
 import (
@@ -33,6 +35,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
 	scriptPath := fs.String("script", "", "JSON script of turns (default: the built-in demo)")
+	limit := fs.Int("context-limit", -1, "refuse requests of more input tokens than this with a context-overflow error (default: the script's context_limit; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -47,6 +50,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "wisp-fake: %v\n", err)
 			return 1
 		}
+	}
+	if *limit >= 0 {
+		script.ContextLimit = *limit
 	}
 	srv, err := fake.Listen(*addr, script)
 	if err != nil {

@@ -25,6 +25,7 @@ func TestRun(t *testing.T) {
 	}{
 		{"demo", nil, 0, `"name":"ls"`, ""},
 		{"script", []string{"-script", script}, 0, "scripted hello", ""},
+		{"context limit", []string{"-script", script, "-context-limit", "2"}, 0, "prompt is too long: 4 tokens > 2 maximum", ""},
 		{"missing script", []string{"-script", filepath.Join(t.TempDir(), "none.json")}, 1, "", "read fake script"},
 		{"bad flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
 		{"stray argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},

@@ -46,9 +46,11 @@ var overflowMarks = []string{
 	"too many input tokens",
 }
 
-// isOverflow says whether a provider error reports a context overflow.
+// IsOverflow says whether a provider error reports a context overflow.
 // Providers give no common code for it, so the words are matched: in the
 // error, and in the SDK error under an APIError, where OpenAI's code is.
+func IsOverflow(err error) bool { return isOverflow(err) }
+
 func isOverflow(err error) bool {
 	msg := strings.ToLower(err.Error())
 	var api *provider.APIError
@@ -87,10 +89,23 @@ type Options struct {
 	// before a request once the last request's input passed CompactAt
 	// tokens, and to retry, once, a request the provider refused as too
 	// long, unless a mutating or command tool ran in this run.
-	Compact func(ctx context.Context, msgs []chat.Message, why CompactReason, lastInput int64) ([]chat.Message, error)
+	Compact func(ctx context.Context, c Compaction) ([]chat.Message, error)
 	// CompactAt is the input tokens past which the conversation is
 	// compacted before the next request; 0 compacts only on overflow.
 	CompactAt int64
+	// LastInput is the input tokens of the last request of a resumed
+	// conversation, when known, for CompactAt.
+	LastInput int64
+}
+
+// Compaction is what Options.Compact is asked to shorten.
+type Compaction struct {
+	Messages []chat.Message
+	Reason   CompactReason
+	// LastInput is the input tokens of the last request, 0 when unknown.
+	LastInput int64
+	// Instructions are the person's words for the summary (/compact's).
+	Instructions string
 }
 
 // CompactReason says why a conversation is compacted.
@@ -131,7 +146,7 @@ func New(opts Options, history []chat.Message) *Agent {
 	if opts.Gate == nil {
 		opts.Gate = gate.New(gate.Options{Sink: opts.Sink})
 	}
-	return &Agent{opts: opts, messages: Repair(history)}
+	return &Agent{opts: opts, messages: Repair(history), lastInput: opts.LastInput}
 }
 
 // Messages returns the conversation so far.
@@ -145,11 +160,11 @@ func (a *Agent) LastInput() int64 { return a.lastInput }
 
 // Compact shortens the conversation now with Options.Compact. It must
 // not be called while Run runs.
-func (a *Agent) Compact(ctx context.Context, why CompactReason) error {
+func (a *Agent) Compact(ctx context.Context, why CompactReason, instructions string) error {
 	if a.opts.Compact == nil {
 		return errors.New("compaction is not available")
 	}
-	msgs, err := a.opts.Compact(ctx, a.messages, why, a.lastInput)
+	msgs, err := a.opts.Compact(ctx, Compaction{Messages: a.messages, Reason: why, LastInput: a.lastInput, Instructions: instructions})
 	if err != nil {
 		return err
 	}
@@ -258,7 +273,7 @@ func (a *Agent) ask(ctx context.Context, specs []chat.ToolSpec) (provider.Respon
 	if a.opts.Compact != nil && a.opts.CompactAt > 0 && a.lastInput > a.opts.CompactAt && !a.fresh && !a.compacted {
 		// A failed compaction leaves the conversation as it was: it
 		// still fits, within the reserve; the host has said why.
-		_ = a.Compact(ctx, CompactAuto)
+		_ = a.Compact(ctx, CompactAuto, "")
 	}
 	resp, err := a.stream(ctx, specs)
 	if err == nil || ctx.Err() != nil || !isOverflow(err) || a.opts.Compact == nil {
@@ -267,7 +282,7 @@ func (a *Agent) ask(ctx context.Context, specs []chat.ToolSpec) (provider.Respon
 	if a.changed {
 		return resp, fmt.Errorf("%w (%v); a mutating or command tool already ran in this turn, so wisp did not compact and retry: run /compact, then ask again", ErrContextOverflow, err)
 	}
-	if cerr := a.Compact(ctx, CompactOverflow); cerr != nil {
+	if cerr := a.Compact(ctx, CompactOverflow, ""); cerr != nil {
 		return resp, fmt.Errorf("%w (%v); compacting the conversation failed: %v", ErrContextOverflow, err, cerr)
 	}
 	a.emit(event.Event{Type: event.Retry, Attempt: 1, Error: fmt.Sprintf("%v (%v); the conversation was compacted", ErrContextOverflow, err)})

@@ -84,6 +84,13 @@ func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Option
 			pending = ""
 			continue
 		}
+		if handled, err := compactCommand(ctx, s, sys, pending, sigs); handled {
+			if err != nil {
+				return err
+			}
+			pending = ""
+			continue
+		}
 		if strings.HasPrefix(pending, "/followup") {
 			fmt.Fprintln(out, "nothing is running: type it as a prompt")
 			pending = ""
@@ -164,7 +171,7 @@ func turn(ctx context.Context, s *host.Session, t *terminal, sys IO, prompt stri
 }
 
 // helpLine is what /help says.
-const helpLine = "/init writes a starter AGENTS.md · /exit leaves · Ctrl-C cancels a turn, twice quits\n" +
+const helpLine = "/init writes a starter AGENTS.md · /compact [instructions] replaces the conversation so far with a summary, keeping the latest turn · /exit leaves · Ctrl-C cancels a turn, twice quits\n" +
 	"while wisp works: a line you type steers it (sent after the running step) · /followup TEXT runs TEXT once it is done"
 
 // whileRunning takes a line typed while a turn runs: /followup TEXT

@@ -33,6 +33,10 @@ type Settings struct {
 	// MaxResponseBytes bounds the text and tool arguments of one reply
 	// held in memory (default 8 MiB); a reply that passes it is stopped.
 	MaxResponseBytes int64 `json:"max_response_bytes" range:"65536,1073741824"`
+	// ContextWindow is the model's context window in tokens, for models
+	// wisp's table does not know (0: the table's, or none). A session
+	// is compacted when a request comes within a reserve of it.
+	ContextWindow int `json:"context_window" range:"1024,100000000"`
 	// ProtectedPaths add to the built-in protected paths (user file only).
 	ProtectedPaths []string `json:"protected_paths"`
 	// MCPServers is read by the MCP client.

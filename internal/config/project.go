@@ -32,7 +32,7 @@ var projectForbidden = map[string]string{
 
 // LoadProject reads a trusted project's .wisp/settings.json. Keys a
 // project may not set are dropped with a warning; the rest (provider,
-// model, max_tokens) apply above the user's settings.
+// model, max_tokens, context_window) apply above the user's settings.
 func LoadProject(p Paths, root string) (Settings, []string, error) {
 	var s Settings
 	path := ProjectFile(root)
@@ -65,7 +65,7 @@ func LoadProject(p Paths, root string) (Settings, []string, error) {
 	if err != nil {
 		return s, warns, &MalformedError{File: shown, What: err.Error()}
 	}
-	s.Provider, s.Model, s.MaxTokens = all.Provider, all.Model, all.MaxTokens
+	s.Provider, s.Model, s.MaxTokens, s.ContextWindow = all.Provider, all.Model, all.MaxTokens, all.ContextWindow
 	s.noteSources(shown)
 	return s, warns, nil
 }

@@ -19,6 +19,7 @@ var numericKeys = []struct {
 	{"settings", "max_tokens", 1, 1000000},
 	{"settings", "idle_timeout_seconds", 1, 86400},
 	{"settings", "max_response_bytes", 65536, 1 << 30},
+	{"settings", "context_window", 1024, 100000000},
 	{"config", "approval.timeoutSeconds", 1, 86400},
 	{"config", "commandTimeoutSeconds", 1, 86400},
 	{"config", "outputLimit.bytes", 1, 16 << 20},

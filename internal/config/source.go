@@ -39,7 +39,7 @@ func (s Settings) Source(key string) string {
 func (s *Settings) noteSources(file string) {
 	set := map[string]bool{
 		"provider": s.Provider != "", "model": s.Model != "", "base_url": s.BaseURL != "",
-		"max_tokens": s.MaxTokens != 0, "session_dir": s.SessionDir != "",
+		"max_tokens": s.MaxTokens != 0, "session_dir": s.SessionDir != "", "context_window": s.ContextWindow != 0,
 	}
 	for k, ok := range set {
 		if ok {
@@ -52,7 +52,7 @@ func (s *Settings) noteSources(file string) {
 }
 
 // Overlay puts a trusted project's settings above the user's: the keys a
-// project may set (provider, model, max_tokens) replace the user's when
+// project may set (provider, model, max_tokens, context_window) replace the user's when
 // the project sets them, and Source then names the project's file.
 func Overlay(user, project Settings) Settings {
 	out := user
@@ -68,6 +68,9 @@ func Overlay(user, project Settings) Settings {
 	}
 	if project.MaxTokens != 0 {
 		out.MaxTokens, out.sources["max_tokens"] = project.MaxTokens, project.sources["max_tokens"]
+	}
+	if project.ContextWindow != 0 {
+		out.ContextWindow, out.sources["context_window"] = project.ContextWindow, project.sources["context_window"]
 	}
 	return out
 }

@@ -119,6 +119,11 @@ type Options struct {
 	Sandbox   sandbox.Config
 	Self      string
 	Sandboxed bool
+	// NoCommands, when set, is why every command call is refused before
+	// it is judged or anyone is asked: commands would need the sandbox
+	// helper and none can start, and nothing runs unsandboxed in its
+	// place. File and read tools go on.
+	NoCommands string
 	// CommandTimeout, OutputBytes and OutputLines are the limits every
 	// command call runs under.
 	CommandTimeout           time.Duration
@@ -367,6 +372,9 @@ func (g *Gate) runFileTool(ctx context.Context, cl *callLog, t tool.Tool, env to
 func (g *Gate) runCommand(ctx context.Context, cl *callLog, t tool.Tool, env tool.Env) (tool.Result, error) {
 	if res, no := g.refused(); no {
 		return res, nil
+	}
+	if why := g.opts.NoCommands; why != "" {
+		return refusal(why, tool.Errorf("%s", why)), nil
 	}
 	line, err := commandLine(t, cl.c.Args)
 	if err != nil {
@@ -653,7 +661,7 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered boo
 	if !cl.flush() {
 		return false, g.Failed()
 	}
-	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Reason: strings.Join(req.Reasons, "; ")})
+	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Level: req.Level.String(), Reason: strings.Join(req.Reasons, "; ")})
 
 	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
 	ans, err := g.opts.Approver.Approve(actx, req)

@@ -25,6 +25,10 @@ type IO struct {
 	Self string
 	// Extensions are tools an embedding program registered (package sdk).
 	Extensions []Extension
+	// NoHelper, when set, says why Self cannot serve as the sandbox
+	// helper (an embedding program that does not hand the helper's
+	// re-execution to wisp): command tools are then refused (embed.go).
+	NoHelper string
 }
 
 // Extension is a tool registered by an embedding program, with its

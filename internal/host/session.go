@@ -15,6 +15,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/keys"
+	"github.com/wisp-agent/wisp/internal/provider"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
 	"github.com/wisp-agent/wisp/internal/transcript"
@@ -33,6 +34,7 @@ type Session struct {
 	cfg     *Config
 	choice  providerChoice
 	agent   *agent.Agent
+	prov    provider.Provider // the agent's, also asked for summaries (compact.go)
 	gate    *gate.Gate
 	parts   *gateParts
 	tools   *tool.Registry
@@ -49,6 +51,10 @@ type Session struct {
 	// temp is the run's private folder and its commands' temporary
 	// folder (scratch.go).
 	temp runTemp
+
+	// resumedInput is the last request's input tokens of a resumed
+	// session, so that it is compacted in time (compact.go).
+	resumedInput int64
 
 	// closeNote, when set, is why the session ended, written as the
 	// transcript's closing record.
@@ -160,6 +166,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 		return nil, err
 	}
 	s.closers = append(s.closers, closeProv)
+	s.prov = prov
 
 	sink := func(e event.Event) {
 		s.observe(e)
@@ -190,6 +197,9 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 		Sink:              sink,
 		Session:           s.sessionID(),
 		Steer:             s.takeSteers,
+		Compact:           s.compact,
+		CompactAt:         compactAt(s.contextWindow()),
+		LastInput:         s.resumedInput,
 	}, history)
 	return s, nil
 }

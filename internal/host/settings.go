@@ -45,9 +45,16 @@ func effectiveSettings(o Options, cfg *Config, project config.Settings, projectF
 	if s.MaxResponseBytes != 0 {
 		limit.Value, limit.Source = provider.FormatBytes(s.MaxResponseBytes), settingsFile
 	}
+	window := Setting{Value: "unknown (compacted only when the provider refuses a request as too long)", Source: "default"}
+	if n := provider.ContextWindowFor(choice.Model); n > 0 {
+		window.Value = fmt.Sprint(n)
+	}
 	out = append(out, maxTokens, limit,
 		pick("idle_timeout_seconds", Setting{Value: fmt.Sprint(defaultIdle.Seconds()), Source: "default"},
-			Setting{Value: positive(s.IdleTimeoutSeconds), Source: settingsFile}))
+			Setting{Value: positive(s.IdleTimeoutSeconds), Source: settingsFile}),
+		pick("context_window", window,
+			Setting{Value: positive(project.ContextWindow), Source: projectFile},
+			Setting{Value: positive(s.ContextWindow), Source: settingsFile}))
 	fromFile := func(set bool) string {
 		if set {
 			return configFile

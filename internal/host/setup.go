@@ -147,6 +147,7 @@ func buildGate(l *Config, sys IO, temp runTemp) (*gateParts, error) {
 		Protected:       protect.Match,
 		Audit:           gp.log,
 	}
+	refuseWithoutHelper(gp, sys)
 	return gp, nil
 }
 

@@ -75,6 +75,7 @@ func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
 	s.session = w
 	s.warnDamage(t, "resuming from")
 	s.warnFolder(t)
+	s.resumedInput = transcript.LastInputTokens(t.Branch())
 	return t.Messages(), nil
 }
 
@@ -208,7 +209,7 @@ func (s *Session) finish(err error) error {
 	s.recordMu.Unlock()
 	if (overflowed || errors.Is(err, agent.ErrContextOverflow)) && s.session != nil {
 		id := s.session.ID()
-		fmt.Fprintf(s.sys.Stderr, "wisp: session %s is kept and can be resumed, but its history will not fit this model either; to go on, start a new session, or branch it with a shorter history: `wisp --resume %s --fork --keep-turns 3` (/compact will shorten a session once it exists)\n", id, id)
+		fmt.Fprintf(s.sys.Stderr, "wisp: session %s is kept, but its history no longer fits this model's context window; to go on, compact it: run /compact in `wisp --resume %s`, then ask again; or branch it with a shorter history: `wisp --resume %s --fork --keep-turns 3`\n", id, id, id)
 	}
 	if err == nil && s.transcriptBroken() {
 		return fmt.Errorf("%w: the session transcript could not be written", ErrReported)

@@ -60,12 +60,51 @@ var knownOutputLimits = map[string]int{
 // be lower. A name is matched by its longest known prefix, after any
 // router prefix such as "openai/".
 func MaxTokensFor(model string) int {
+	limit, ok := lookup(knownOutputLimits, model)
+	if !ok {
+		return DefaultMaxTokens
+	}
+	return min(limit, DefaultMaxTokens)
+}
+
+// knownContextWindows are the most input tokens some models read in one
+// request (the prompt, tools and conversation). Claude models have read
+// 200,000 since Claude 3, so "claude" covers the ones named later.
+var knownContextWindows = map[string]int{
+	"claude":        200000,
+	"gpt-3.5-turbo": 16385,
+	"gpt-4":         8192,
+	"gpt-4-32k":     32768,
+	"gpt-4-turbo":   128000,
+	"gpt-4-0125":    128000,
+	"gpt-4-1106":    128000,
+	"gpt-4o":        128000,
+	"chatgpt-4o":    128000,
+	"gpt-4.1":       1047576,
+	"gpt-4.5":       128000,
+	"gpt-5":         272000,
+	"o1":            200000,
+	"o1-mini":       128000,
+	"o3":            200000,
+	"o4-mini":       200000,
+}
+
+// ContextWindowFor is a model's context window in tokens, matched as
+// MaxTokensFor matches; 0 when the model is not known.
+func ContextWindowFor(model string) int {
+	n, _ := lookup(knownContextWindows, model)
+	return n
+}
+
+// lookup finds a model in a table by its longest known prefix, after any
+// router prefix such as "openai/".
+func lookup(table map[string]int, model string) (int, bool) {
 	name := strings.ToLower(model)
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	best, limit := "", DefaultMaxTokens
-	for prefix, n := range knownOutputLimits {
+	best, found, ok := "", 0, false
+	for prefix, n := range table {
 		if len(prefix) <= len(best) || !strings.HasPrefix(name, prefix) {
 			continue
 		}
@@ -73,9 +112,9 @@ func MaxTokensFor(model string) int {
 		if rest := name[len(prefix):]; rest != "" && !strings.ContainsRune("-_.:@", rune(rest[0])) {
 			continue
 		}
-		best, limit = prefix, n
+		best, found, ok = prefix, n, true
 	}
-	return min(limit, DefaultMaxTokens)
+	return found, ok
 }
 
 // ResponseTooLargeError ends a response that passed the client-side bound.

@@ -10,7 +10,8 @@ import (
 // so it may have done part of its work.
 const Interrupted = "error: interrupted: this call started but wisp stopped before it finished; it may have partly run"
 
-// conversation rebuilds the messages along a branch. Each tool result is
+// conversation rebuilds the messages along a branch, from its latest
+// checkpoint when it has one. Each tool result is
 // a record of its own (written the moment its call ended), so the user
 // messages after an assistant message are joined into one, its results in
 // the order of the calls; a call that started but has no result gets the
@@ -40,6 +41,17 @@ func conversation(branch []Record) []chat.Message {
 			}
 		case r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.ToolStart && current >= 0:
 			started[current][r.Event.CallID] = true
+		case r.Type == TypeCheckpoint && r.Checkpoint != nil:
+			// A compaction: what came before is replaced by its summary
+			// and the turns it kept, whose calls all have their results.
+			msgs = append([]chat.Message(nil), r.Checkpoint.Messages...)
+			started, current = map[int]map[string]bool{}, -1
+			for i, m := range msgs {
+				if m.Role == chat.Assistant {
+					current = i
+					started[i] = map[string]bool{}
+				}
+			}
 		}
 	}
 	for i, m := range msgs {
@@ -92,4 +104,22 @@ func answer(calls []chat.Block, next *chat.Message, started map[string]bool) cha
 	}
 	out.Content = append(out.Content, rest...)
 	return out
+}
+
+// LastInputTokens is the input of the newest request on a branch whose
+// answer's usage is on record after its latest checkpoint (input, cache
+// read and cache write tokens): how near the model's context window a
+// resumed conversation already is. 0 when none is.
+func LastInputTokens(branch []Record) int64 {
+	for i := len(branch) - 1; i >= 0; i-- {
+		r := branch[i]
+		if r.Type == TypeCheckpoint {
+			return 0
+		}
+		if r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.MessageEnd && r.Event.Usage != nil {
+			u := r.Event.Usage
+			return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+		}
+	}
+	return 0
 }

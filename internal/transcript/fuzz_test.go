@@ -43,6 +43,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(head + `{"type":"message","id":"a","parent":"","time":"2026-11-30T08:45:13+01:00","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}` + "\n"))
 	f.Add([]byte(head + `{"type":"event","id":"b","parent":"a","time":"2026-11-30T08:45:13Z","event":{"type":"tool_call","time":"0001-01-01T00:00:00Z","args":{ "x" : [1, 2] }}}` + "\n{\"type\""))
 	f.Add([]byte(head + "\n\n" + `{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"tool_use","input":{"p":"\u00e9\ud800"}}]}}` + "\n"))
+	f.Add([]byte(head + `{"type":"checkpoint","id":"c","parent":"","time":"2026-11-30T08:45:13Z","checkpoint":{"summary":"s","messages":[{"role":"user","content":[{"type":"text","text":"s"}]}],"reason":"manual","replaced":2}}` + "\n"))
 	f.Add([]byte("garbage\n"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -232,6 +232,10 @@ func check(r *Record, first bool) error {
 			return errors.New("event record without event")
 		}
 	case TypeSalvage:
+	case TypeCheckpoint:
+		if r.Checkpoint == nil {
+			return errors.New("checkpoint record without checkpoint")
+		}
 	case TypeSession:
 		return errors.New("second session header")
 	default:

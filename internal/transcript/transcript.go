@@ -35,8 +35,9 @@ import (
 
 // FormatVersion is the transcript format this package writes; it reads
 // every version from 1 up. Version 2 added per-call result records,
-// tool_execution_start events and salvage records.
-const FormatVersion = 2
+// tool_execution_start events and salvage records; version 3 added
+// checkpoint records.
+const FormatVersion = 3
 
 // Record types.
 const (
@@ -50,6 +51,11 @@ const (
 	// its parent is the last good record before the first malformed
 	// line it lists, and the malformed lines before it count as handled.
 	TypeSalvage = "salvage"
+	// TypeCheckpoint marks a compaction: the conversation along its
+	// branch restarts from the messages it holds (a summary of what came
+	// before and the latest user turn verbatim). The records before it
+	// stay in the file, so nothing of the history is lost.
+	TypeCheckpoint = "checkpoint"
 )
 
 // Record is one line of a transcript. Message is set on message records,
@@ -69,12 +75,32 @@ type Record struct {
 	Event   *event.Event  `json:"event,omitempty"`
 	// Skipped lists the malformed lines a salvage record handled.
 	Skipped []int `json:"skipped,omitempty"`
+	// Checkpoint is set on checkpoint records.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 
 	// Header fields (TypeSession only). The header's Time is the start.
 	Version  int    `json:"version,omitempty"`
 	Cwd      string `json:"cwd,omitempty"`
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+}
+
+// Checkpoint is what a compaction leaves in the transcript.
+type Checkpoint struct {
+	// Summary is the model's summary of the conversation before it.
+	Summary string `json:"summary"`
+	// Messages is the conversation a run continues from: the summary as
+	// a user message, then the turns kept verbatim. Every tool call in
+	// it has its result.
+	Messages []chat.Message `json:"messages"`
+	// Reason says what asked for it: "manual", "auto" (the last request
+	// came near the context window) or "overflow" (the provider refused
+	// the conversation as too long).
+	Reason string `json:"reason"`
+	// Replaced counts the messages the summary stands for.
+	Replaced int `json:"replaced"`
+	// InputTokens is the size of the last request before it, when known.
+	InputTokens int64 `json:"input_tokens,omitempty"`
 }
 
 // Header describes a session; it is the first record of its file.

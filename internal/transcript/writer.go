@@ -220,7 +220,7 @@ func (w *Writer) Path() string { return w.path }
 // ID returns the session id.
 func (w *Writer) ID() string { return w.id }
 
-// Append writes one message or event record and returns its id. An empty
+// Append writes one message, event or checkpoint record and returns its id. An empty
 // ID gets a fresh one, an empty Parent becomes the id of the record this
 // writer appended (or found) last, a zero Time becomes now. When Append
 // returns nil the record is on disk.
@@ -238,8 +238,10 @@ func (w *Writer) append(rec Record, sync bool) (string, error) {
 		return "", errors.New("session: append: message record without message")
 	case rec.Type == TypeEvent && rec.Event == nil:
 		return "", errors.New("session: append: event record without event")
-	case rec.Type != TypeMessage && rec.Type != TypeEvent:
-		return "", fmt.Errorf("session: append: record type %q (want %q or %q)", rec.Type, TypeMessage, TypeEvent)
+	case rec.Type == TypeCheckpoint && rec.Checkpoint == nil:
+		return "", errors.New("session: append: checkpoint record without checkpoint")
+	case rec.Type != TypeMessage && rec.Type != TypeEvent && rec.Type != TypeCheckpoint:
+		return "", fmt.Errorf("session: append: record type %q (want %q, %q or %q)", rec.Type, TypeMessage, TypeEvent, TypeCheckpoint)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -33,11 +33,17 @@
 //     message_stop).
 //   - body: answer 200 with this content_type and text instead of the
 //     API's format (a proxy's HTML page, say).
-//   - usage: token counts to report; by default derived from sizes.
+//   - usage: token counts to report; by default derived from sizes
+//     (InputTokens for the input).
 //   - delay_ms: wait this long before answering.
 //
 // A tool call's raw_input is sent as its input verbatim, valid JSON or
 // not, in place of input.
+//
+// A script's "context_limit" (tokens) refuses every request larger than
+// it with the provider's context-overflow error (Anthropic's "prompt is
+// too long", OpenAI's "context_length_exceeded"); such a request
+// consumes no turn.
 //
 // When the script runs out, every further request gets the text
 // "fake: script exhausted". The fake is deterministic: ids count requests
@@ -61,6 +67,11 @@ import (
 // Script is what the fake answers, one turn per request.
 type Script struct {
 	Turns []Turn `json:"turns"`
+	// ContextLimit, when above 0, is the model's context window in
+	// tokens: a request whose input (estimated as InputTokens does)
+	// passes it is refused with the provider's own context-overflow
+	// error, and consumes no turn.
+	ContextLimit int `json:"context_limit,omitempty"`
 }
 
 // Turn is the answer to one request.
@@ -156,6 +167,9 @@ func LoadScript(path string) (Script, error) {
 }
 
 func (s Script) validate() error {
+	if s.ContextLimit < 0 {
+		return fmt.Errorf("context_limit %d is negative", s.ContextLimit)
+	}
 	for i, t := range s.Turns {
 		if t.Error != nil && (t.Error.Status < 400 || t.Error.Status > 599) {
 			return fmt.Errorf("turn %d: error status %d is not an HTTP error status", i+1, t.Error.Status)
@@ -187,6 +201,7 @@ type Server struct {
 	script   Script
 	next     int
 	requests []Recorded
+	limit    int // the context limit in force (Script.ContextLimit)
 }
 
 // Start serves script on a free loopback port.
@@ -203,7 +218,7 @@ func Listen(addr string, script Script) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake provider: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, script: script}
+	s := &Server{ln: ln, script: script, limit: script.ContextLimit}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { s.handle(w, r, anthropicAPI) })
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.handle(w, r, openaiAPI) })
@@ -218,6 +233,19 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
 // Close stops the server and drops open connections.
 func (s *Server) Close() { _ = s.srv.Close() }
+
+// SetContextLimit changes the context limit from the next request on;
+// 0 lifts it.
+func (s *Server) SetContextLimit(tokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limit = max(tokens, 0)
+}
+
+// InputTokens is the fake's estimate of a request's input tokens, from
+// its size in bytes: what it reports as usage unless a turn says
+// otherwise, and what it holds against the context limit.
+func InputTokens(body []byte) int64 { return int64(len(body)/4 + 1) }
 
 // Requests returns a copy of every request received, in order.
 func (s *Server) Requests() []Recorded {
@@ -271,6 +299,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 	}
 
 	s.mu.Lock()
+	limit := s.limit
+	if limit > 0 && InputTokens(body) > int64(limit) {
+		s.mu.Unlock()
+		writeOverflow(w, a, InputTokens(body), limit)
+		return
+	}
 	s.next++
 	n := s.next
 	turn := Turn{Text: Exhausted}
@@ -300,7 +334,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, a api) {
 	if turn.Usage != nil {
 		rp.usage = *turn.Usage
 	} else {
-		rp.usage = Usage{InputTokens: int64(len(body)/4 + 1), OutputTokens: int64(len(strings.Fields(rp.text)) + 20*len(rp.calls) + 1)}
+		rp.usage = Usage{InputTokens: InputTokens(body), OutputTokens: int64(len(strings.Fields(rp.text)) + 20*len(rp.calls) + 1)}
 	}
 
 	if turn.Endless && req.Stream {
@@ -384,6 +418,27 @@ func writeError(w http.ResponseWriter, a api, status int, msg string, retryAfter
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// writeOverflow refuses a request that does not fit the context limit,
+// in the words and shape each provider uses for it.
+func writeOverflow(w http.ResponseWriter, a api, tokens int64, limit int) {
+	body := obj{"error": obj{
+		"message": fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", limit, tokens),
+		"type":    "invalid_request_error", "param": "messages", "code": "context_length_exceeded",
+	}}
+	if a == anthropicAPI {
+		body = obj{"type": "error", "error": obj{"type": "invalid_request_error",
+			"message": fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, limit)}}
+	}
+	// The providers send ">" as it is, not as \u003e.
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(bytes.TrimSuffix(data.Bytes(), []byte("\n")))
 }
 
 func anthropicErrorType(status int) string {
