@@ -98,14 +98,22 @@ type Log struct {
 	now      func() time.Time
 	opened   time.Time
 
+	// bufs keeps encoding buffers between writes (*[]byte): the gate
+	// writes a burst of lines on every step of a call.
+	bufs sync.Pool
+
 	mu sync.Mutex
 	// sessions are the sessions this Log has written lines of; rotation
 	// never drops a file that holds one of them.
 	sessions map[string]bool
 	lock     *os.File // lockName, held exclusively per append
 	f        *os.File // the live file as this process last opened it
-	end      int64    // f's size after this process's last line, -1 if unknown
-	closed   bool
+	// fid is f's identity (device and inode), taken when it was opened:
+	// a stat of the live path that names the same file also gives f's
+	// size, so a write needs no stat of f itself.
+	fid    os.FileInfo
+	end    int64 // f's size after this process's last line, -1 if unknown
+	closed bool
 }
 
 // Open opens (creating as needed) the audit log in dir, normally
@@ -147,17 +155,17 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err := tighten(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	lock, err := openPrivate(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE)
+	lock, _, err := openPrivate(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	l.lock = lock
-	f, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	f, fid, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		_ = lock.Close()
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	l.f, l.end = f, -1
+	l.f, l.fid, l.end = f, fid, -1
 	return l, nil
 }
 
@@ -183,7 +191,15 @@ func (l *Log) WriteAll(es ...Entry) error {
 	if l == nil || len(es) == 0 {
 		return nil
 	}
-	buf := make([]byte, 0, 512*len(es))
+	bp, _ := l.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	buf := (*bp)[:0]
+	defer func() {
+		*bp = buf
+		l.putBuf(bp)
+	}()
 	for _, e := range es {
 		if e.Details == nil {
 			return errors.New("audit: write: entry without details")
@@ -207,6 +223,16 @@ func (l *Log) WriteAll(es ...Entry) error {
 		return fmt.Errorf("audit: write to %s: %w", l.path, err)
 	}
 	return nil
+}
+
+// bufKeep is the largest encoding buffer kept for the next write; a burst
+// of huge lines does not hold on to its memory.
+const bufKeep = 64 << 10
+
+func (l *Log) putBuf(bp *[]byte) {
+	if cap(*bp) <= bufKeep {
+		l.bufs.Put(bp)
+	}
 }
 
 // appendLine encodes e as one line onto buf, within RecordLimit: when the
@@ -326,28 +352,21 @@ func (l *Log) append(line []byte) error {
 // current makes l.f the file now at l.path, reopening it when another
 // process rotated (or someone removed) it, and returns its size.
 func (l *Log) current() (int64, error) {
-	open, err := l.f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("stat: %w", err)
-	}
 	live, err := os.Stat(l.path)
-	if err == nil && os.SameFile(open, live) {
-		return open.Size(), nil
+	if err == nil && os.SameFile(l.fid, live) {
+		// The same file: its size is f's.
+		return live.Size(), nil
 	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("stat: %w", err)
 	}
-	f, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	f, fid, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return 0, err
 	}
 	_ = l.f.Close()
-	l.f, l.end = f, -1
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("stat: %w", err)
-	}
-	return fi.Size(), nil
+	l.f, l.fid, l.end = f, fid, -1
+	return fid.Size(), nil
 }
 
 // rotate shifts every audit.jsonl.N up by one, moves the live file to .1
@@ -367,12 +386,12 @@ func (l *Log) rotate() error {
 	if err := os.Rename(l.path, rotated(l.path, 1)); err != nil {
 		return fmt.Errorf("rotate: %w", err)
 	}
-	f, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
+	f, fid, err := openPrivate(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("rotate: %w", err)
 	}
 	_ = l.f.Close()
-	l.f, l.end = f, -1
+	l.f, l.fid, l.end = f, fid, -1
 	for i := n + 1; i > l.keep; i-- {
 		if !l.droppable(rotated(l.path, i)) {
 			break
@@ -430,11 +449,12 @@ func (l *Log) droppable(path string) bool {
 func rotated(path string, n int) string { return fmt.Sprintf("%s.%d", path, n) }
 
 // openPrivate opens a file of the log, creating it 0600, and takes away
-// any access others had to one that already existed.
-func openPrivate(path string, flag int) (*os.File, error) {
+// any access others had to one that already existed. It returns what
+// the file was as it opened.
+func openPrivate(path string, flag int) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
-		return nil, err // an *os.PathError: "open PATH: why"
+		return nil, nil, err // an *os.PathError: "open PATH: why"
 	}
 	fi, err := f.Stat()
 	if err == nil && fi.Mode().Perm()&0o077 != 0 {
@@ -442,9 +462,9 @@ func openPrivate(path string, flag int) (*os.File, error) {
 	}
 	if err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // tighten removes group and other access from a folder of wisp's own.

@@ -610,6 +610,69 @@ func TestWriterCutsATornTail(t *testing.T) {
 	}
 }
 
+// A live file removed or replaced behind the writer's back (by hand, or
+// by a program that is not wisp) is followed: the next line goes to the
+// file now at the path, and the writer then knows that file, so the
+// size it checks is the new file's, never the one it had open.
+func TestWriterFollowsAReplacedFile(t *testing.T) {
+	dir := isolate(t)
+	l, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	path := filepath.Join(dir, FileName)
+	write := func(turn int) {
+		t.Helper()
+		if err := l.Write(Entry{Turn: turn, Details: Prompt{Text: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turns := func() []int {
+		t.Helper()
+		lines, err := Read(dir, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for _, line := range lines {
+			out = append(out, line.Turn)
+		}
+		return out
+	}
+	write(1)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	write(2)
+	write(3)
+	if got := turns(); fmt.Sprint(got) != "[2 3]" {
+		t.Fatalf("after removal: turns %v, want [2 3]", got)
+	}
+	// A replacement ending in a torn line: the writer must see its size,
+	// not the old file's, to cut the tail.
+	repl := filepath.Join(dir, "replacement")
+	if err := os.WriteFile(repl, []byte(`{"schema":1,"id":"dead`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(repl, path); err != nil {
+		t.Fatal(err)
+	}
+	write(4)
+	write(5)
+	if got := turns(); fmt.Sprint(got) != "[4 5]" {
+		t.Fatalf("after replacement: turns %v, want [4 5]", got)
+	}
+	data, _ := os.ReadFile(path)
+	if bytes.Contains(data, []byte("dead")) {
+		t.Error("torn tail of the replacement left in the file")
+	}
+	live, err := os.Stat(path)
+	if err != nil || !os.SameFile(l.fid, live) {
+		t.Errorf("the writer does not know the file it writes (stat: %v)", err)
+	}
+}
+
 func TestAnotherWriterSeesRotation(t *testing.T) {
 	dir := isolate(t)
 	a, err := Open(dir, Options{MaxBytes: 600})

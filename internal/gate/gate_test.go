@@ -361,9 +361,12 @@ func (noop) Run(context.Context, *tool.Env, json.RawMessage) (tool.Result, error
 }
 
 // BenchmarkGateSafeCommand measures the gate's own cost for a safe
-// command (policy, cached classification, approval check, audit lines),
-// excluding the command and the sandbox exec. The baseline is the same
-// call with the audit off, and the policy check alone.
+// command (policy, cached classification, approval check, .git guard,
+// audit lines), excluding the command and the sandbox exec. The baseline
+// is the same call with the audit off, and the policy check alone.
+// Beside them: a line the gate has never seen (no kept policy decision,
+// no cached verdict), and a workspace that is a git repository, whose
+// guarded files are read before and after every command.
 func BenchmarkGateSafeCommand(b *testing.B) {
 	dir := b.TempDir()
 	log, err := audit.Open(filepath.Join(dir, "logs"), audit.Options{Version: "bench"})
@@ -371,30 +374,77 @@ func BenchmarkGateSafeCommand(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer log.Close()
+	const line = "git status --short"
 	for _, tc := range []struct {
 		name string
 		log  *audit.Log
 	}{{"audited", log}, {"no-audit", nil}} {
-		b.Run(tc.name, func(b *testing.B) {
-			// The sandbox as on a machine with the auto-run profile, so
-			// that the safe line takes its usual path: nobody is asked.
-			g := gate.New(gate.Options{Approver: gate.Allow{}, Threshold: approval.ThresholdModerate, Audit: tc.log,
-				Sandbox: sandbox.Config{Enabled: true, Workdir: dir}, Sandboxed: true,
-				Support: &sandbox.Support{AutoRun: true, Containment: sandbox.ContainCgroup}})
-			c := gate.Call{ID: "c", Name: "bash", Args: json.RawMessage(`{"command":"git status --short"}`)}
-			for b.Loop() {
-				if _, err := g.Run(context.Background(), c, noop{}, tool.Env{Workdir: dir}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(tc.name, func(b *testing.B) { benchGate(b, dir, tc.log, nil) })
 	}
 	b.Run("policy-only", func(b *testing.B) {
 		p, _ := policy.Compile(nil, nil)
 		for b.Loop() {
-			p.Check("git status --short")
+			p.Check(line)
 		}
 	})
+	b.Run("audited-new-line", func(b *testing.B) {
+		benchGate(b, dir, log, func(i int) string { return fmt.Sprintf("%s -- file%d.go", line, i) })
+	})
+	b.Run("policy-only-new-line", func(b *testing.B) {
+		p, _ := policy.Compile(nil, nil)
+		i := 0
+		for b.Loop() {
+			i++
+			p.Check(fmt.Sprintf("%s -- file%d.go", line, i))
+		}
+	})
+	b.Run("audited-repo", func(b *testing.B) {
+		if _, err := exec.LookPath("git"); err != nil {
+			b.Skip("needs git")
+		}
+		repo := b.TempDir()
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			b.Fatalf("git init: %v %s", err, out)
+		}
+		benchGate(b, repo, log, nil)
+	})
+}
+
+// benchGate runs safe command calls through a gate in workdir: the i-th
+// with the line line(i), or git status --short every time when line is
+// nil.
+func benchGate(b *testing.B, workdir string, log *audit.Log, line func(int) string) {
+	// The sandbox as on a machine with the auto-run profile, so that the
+	// safe line takes its usual path: nobody is asked.
+	g := gate.New(gate.Options{Approver: gate.Allow{}, Threshold: approval.ThresholdModerate, Audit: log,
+		Sandbox: sandbox.Config{Enabled: true, Workdir: workdir}, Sandboxed: true,
+		Support: &sandbox.Support{AutoRun: true, Containment: sandbox.ContainCgroup}})
+	var t tool.Tool = noop{}
+	c := gate.Call{ID: "c", Name: "bash", Args: json.RawMessage(`{"command":"git status --short"}`)}
+	if line != nil {
+		t = lineTool{}
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		if line != nil {
+			c.Args = json.RawMessage(bashArgs(line(i)))
+		}
+		res, err := g.Run(context.Background(), c, t, tool.Env{Workdir: workdir})
+		if err != nil || res.IsError {
+			b.Fatalf("%v %s", err, res.Content)
+		}
+	}
+}
+
+// lineTool is a command tool that runs nothing: it reports its line and
+// a clean exit.
+type lineTool struct{ noop }
+
+func (lineTool) CommandLine(args json.RawMessage) (string, error) {
+	var a struct{ Command string }
+	err := json.Unmarshal(args, &a)
+	return a.Command, err
 }
 
 // A command may not plant what git would run outside the sandbox: hooks,

@@ -95,11 +95,11 @@ type gitSnapshot struct {
 // snapshotGit records the files of workdir/.git that git executes or
 // obeys. A workspace without .git gives a snapshot of its absence.
 func snapshotGit(workdir string, links *gitlinkCache, writable []string) *gitSnapshot {
-	dot := filepath.Join(workdir, ".git")
-	primary := gitDirs(workdir, statPath(dot))
+	dot := statPath(filepath.Join(workdir, ".git"))
+	primary := gitDirs(workdir, dot)
 	subs, pointers := submoduleDirs(workdir, primary, links)
 	discovery := discoveryPaths(workdir, writable)
-	s := collectGit(workdir, append(slices.Clip(primary), subs...), nil, append(pointers, discovery...))
+	s := collectGit(workdir, dot, append(slices.Clip(primary), subs...), nil, append(pointers, discovery...))
 	s.primary, s.links, s.discovery = primary, links, discovery
 	for root := range s.roots {
 		s.readEarly(root)
@@ -107,16 +107,18 @@ func snapshotGit(workdir string, links *gitlinkCache, writable []string) *gitSna
 	return s
 }
 
-// collectGit records the guarded paths as they are now: .git, what git
-// obeys in the git folders dirs, and the hook folders and extra files an
-// earlier snapshot named.
-func collectGit(workdir string, dirs, hookDirs, extra []string) *gitSnapshot {
+// collectGit records the guarded paths as they are now: .git (as the
+// caller just found it, dot), what git obeys in the git folders dirs,
+// and the hook folders and extra files an earlier snapshot named. The
+// caller's look at .git is the one recorded, so that the folders it
+// chose by it and the state compared are one observation.
+func collectGit(workdir string, dot fileState, dirs, hookDirs, extra []string) *gitSnapshot {
 	s := &gitSnapshot{
 		workdir: workdir, dotGit: filepath.Join(workdir, ".git"), dirs: dirs,
 		files: map[string]fileState{}, roots: map[string]bool{},
 		programs: map[string][]string{}, badRoots: map[string]bool{},
 	}
-	s.record(s.dotGit)
+	s.files[s.dotGit] = dot
 	for _, dir := range dirs {
 		s.collectDir(dir)
 	}
@@ -137,7 +139,9 @@ func gitDirs(workdir string, dot fileState) []string {
 	case !dot.exists:
 		return nil
 	case dot.mode.IsDir():
-		dir = filepath.Join(workdir, ".git")
+		// A folder as dot was found: no link to follow, nothing to
+		// check again.
+		return gitconfig.WithCommon(filepath.Join(workdir, ".git"))
 	case dot.mode&fs.ModeSymlink != 0:
 		dir = dot.link
 	case dot.mode.IsRegular() && dot.kept:
@@ -165,8 +169,12 @@ func (s *gitSnapshot) collectDir(gitDir string) {
 		// The folders themselves are recorded too: one replaced by a
 		// link is put back before anything beneath it, so that no
 		// restore writes through the link into another repository.
-		s.record(filepath.Join(gitDir, sub))
-		entries, _ := os.ReadDir(filepath.Join(gitDir, sub))
+		// A folder found missing has nothing to list.
+		folder := filepath.Join(gitDir, sub)
+		if !s.record(folder).exists {
+			continue
+		}
+		entries, _ := os.ReadDir(folder)
 		for _, e := range entries {
 			p := filepath.Join(gitDir, sub, e.Name())
 			if st := s.record(p); st.mode.IsDir() {
@@ -193,7 +201,9 @@ func (s *gitSnapshot) addHookDir(dir string) {
 		return
 	}
 	s.hookDirs = append(s.hookDirs, dir)
-	s.record(dir)
+	if !s.record(dir).exists {
+		return
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".sample") {
@@ -289,13 +299,12 @@ func (s *gitSnapshot) readEarly(root string) {
 // what it restored (relative to the workspace where inside it).
 func (s *gitSnapshot) restore(workdir string) []string {
 	dirs, primary := s.dirs, s.primary
-	if !s.files[s.dotGit].exists {
+	dot := statPath(s.dotGit)
+	if !s.files[s.dotGit].exists && dot.exists && dot.mode.IsDir() {
 		// A .git folder the command created is guarded like any other;
 		// a gitfile it created is removed below, never followed.
-		if fi, err := os.Lstat(s.dotGit); err == nil && fi.IsDir() {
-			dirs = []string{s.dotGit}
-			primary = dirs
-		}
+		dirs = []string{s.dotGit}
+		primary = dirs
 	}
 	// Submodules the command checked out or registered are compared
 	// with nothing: what they hold that runs programs is new.
@@ -305,7 +314,7 @@ func (s *gitSnapshot) restore(workdir string) []string {
 			dirs = append(slices.Clip(dirs), d)
 		}
 	}
-	after := collectGit(workdir, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, s.discovery...)...))
+	after := collectGit(workdir, dot, dirs, s.hookDirs, append(slices.Clip(s.extra), append(pointers, s.discovery...)...))
 	for p := range s.files {
 		after.record(p)
 	}

@@ -59,6 +59,12 @@ var guardCases = []guardCase{
 	{name: "hook", plant: `printf '#!/bin/sh\n%s\n' "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, use: []string{"git commit -q --allow-empty -m x"}},
 	{name: "hooks folder replaced by a link", plant: `mkdir "$T/hooks" && printf '#!/bin/sh\n%s\n' "$EVIL" > "$T/hooks/pre-commit" && chmod +x "$T/hooks/pre-commit" && rm -rf .git/hooks && ln -s "$T/hooks" .git/hooks`, use: []string{"git commit -q --allow-empty -m x"}},
 	{name: "hooksPath", plant: `mkdir -p hk && printf '#!/bin/sh\n%s\n' "$EVIL" > hk/pre-commit && chmod +x hk/pre-commit && git config core.hooksPath hk`, use: []string{"git commit -q --allow-empty -m x"}},
+	// Folders missing before the command are watched all the same: what
+	// a command makes in them is new.
+	{name: "hook in a hooks folder that was missing", setup: `rm -rf .git/hooks`,
+		plant: `mkdir .git/hooks && printf '#!/bin/sh\n%s\n' "$EVIL" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, use: []string{"git commit -q --allow-empty -m x"}},
+	{name: "submodule repository in a modules folder that was missing", setup: `test ! -e .git/modules`,
+		plant: `mkdir .git/modules && git init -q --separate-git-dir "$PWD/.git/modules/sub" sub && git -C sub commit -q --allow-empty -m s && git -C sub config core.fsmonitor "$EVIL" && git add sub 2>/dev/null`, use: []string{"git status"}},
 	{name: "hook in an existing hooksPath folder", setup: `mkdir -p hk && git config core.hooksPath hk`,
 		plant: `printf '#!/bin/sh\n%s\n' "$EVIL" > hk/pre-commit && chmod +x hk/pre-commit`, use: []string{"git commit -q --allow-empty -m x"}},
 

@@ -20,6 +20,8 @@ import (
 type Policy struct {
 	deny  []rule
 	allow []rule
+	// cache keeps recent decisions (cache.go); nil keeps none.
+	cache *decisionCache
 }
 
 type rule struct {
@@ -169,14 +171,14 @@ func defaultTable() []defaultRule {
 		// A bare wisp, or a first word that is not one of the subcommands
 		// that only print.
 		{"wisp-nested-agent", "starts another wisp agent",
-			cmdStart + dir + `wisp(?:\s*$|\s*[;&|)]|\s+` + notOneOf(wispSubcommands) + end + `)`, nil},
+			cmdStart + dir + `wisp(?:\s*$|\s*[;&|)]|\s+` + notOneOf(wispSubcommands) + end + `)`, []string{"wisp"}},
 	}
 }
 
 // Compile builds a policy from the user's deny and allow patterns, after
 // the defaults. A pattern that does not compile is a *PatternError.
 func Compile(deny, allow []string) (*Policy, error) {
-	p := &Policy{}
+	p := &Policy{cache: newDecisionCache()}
 	p.deny = append(p.deny, defaultRules()...)
 	for i, d := range deny {
 		re, err := regexp.Compile(d)
@@ -217,7 +219,18 @@ func (p *Policy) Allow() []string {
 // line and on every normalised form of every simple command in it
 // (shell.ParseCommands); any match denies. Then, when there is an allow
 // list, the line and each of its commands must match an allow pattern.
+// A line checked recently gets the decision it got then: the patterns
+// cannot change.
 func (p *Policy) Check(line string) Decision {
+	if d, ok := p.cache.get(line); ok {
+		return d
+	}
+	d := p.check(line)
+	p.cache.put(line, d)
+	return d
+}
+
+func (p *Policy) check(line string) Decision {
 	cmds, perr := shell.ParseCommands(line)
 	for _, r := range p.deny {
 		if r.match(line) {
