@@ -188,7 +188,9 @@ func (a *Agent) run(ctx context.Context, prompt string, queued bool) (chat.Messa
 	user := chat.UserText(prompt)
 	a.emit(event.Event{Type: event.AgentStart, Message: &user, Queued: queued})
 	final, err := a.loop(ctx, user)
-	end := event.Event{Type: event.AgentEnd, Usage: &a.usage}
+	// A copy: subscribers read the event after the next run has begun.
+	total := a.usage
+	end := event.Event{Type: event.AgentEnd, Usage: &total}
 	if err != nil {
 		end.Error = err.Error()
 	}

@@ -174,6 +174,9 @@ func run(ctx context.Context, args []string, sys IO) error {
 // runSession runs a conversation: interactive on a terminal, else one
 // prompt in print mode.
 func runSession(ctx context.Context, o Options, sys IO) error {
+	if o.Mode == "rpc" {
+		return rpcMode(ctx, o, sys)
+	}
 	prompt := strings.Join(o.Args, " ")
 	interactive := !o.Print && sys.StdinTTY && o.Mode == "text"
 	if err := needsTerminal(interactive, sys); err != nil {

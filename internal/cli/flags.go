@@ -16,7 +16,7 @@ import (
 type Options struct {
 	host.Options
 	Print bool
-	Mode  string // text | json
+	Mode  string // text | json | rpc
 	// Chdir is -C DIR: run as if started in DIR.
 	Chdir string
 	// MaxInputBytes bounds piped stdin; 0 means defaultMaxInput.
@@ -60,10 +60,10 @@ type flagDef struct {
 var flagDefs = []flagDef{
 	{names: []string{"p", "print"}, kind: boolFlag, help: "print mode: answer one prompt non-interactively (prompt from the arguments, or stdin with - or when piped)",
 		set: func(o *Options, _ string) error { o.Print = true; return nil }},
-	{names: []string{"mode"}, kind: stringFlag, arg: "text|json", help: "print mode output: the final text, or every event as JSON Lines (docs/events.md)",
+	{names: []string{"mode"}, kind: stringFlag, arg: "text|json|rpc", help: "print mode output: the final text, or every event as JSON Lines (docs/events.md); rpc: commands as JSON Lines on stdin (docs/rpc.md)",
 		set: func(o *Options, v string) error {
-			if v != "text" && v != "json" {
-				return usagef("--mode must be text or json, not %q", v)
+			if v != "text" && v != "json" && v != "rpc" {
+				return usagef("--mode must be text, json or rpc, not %q", v)
 			}
 			o.Mode = v
 			return nil

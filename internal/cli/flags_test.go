@@ -47,7 +47,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "zero input limit", args: []string{"--max-input-bytes", "0"}, wantErr: `--max-input-bytes takes a whole number from 1 to 33554432 (32 MiB, about what a provider accepts in one request), not "0"`},
 		{name: "empty chdir", args: []string{"-C", ""}, wantErr: "-C needs a folder, not an empty word"},
 		{name: "missing value", args: []string{"--model"}, wantErr: "flag --model needs a value (NAME)"},
-		{name: "bad mode", args: []string{"--mode", "xml"}, wantErr: `--mode must be text or json, not "xml"`},
+		{name: "bad mode", args: []string{"--mode", "xml"}, wantErr: `--mode must be text, json or rpc, not "xml"`},
 		{name: "negative iterations", args: []string{"--max-tool-iterations", "-1"}, wantErr: `--max-tool-iterations takes a whole number ≥ 0, not "-1"`},
 		{name: "value on a bool", args: []string{"--yes=1"}, wantErr: "flag --yes=1 takes no value"},
 	}

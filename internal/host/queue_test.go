@@ -43,7 +43,7 @@ func (g *gateTool) Run(ctx context.Context, _ *tool.Env, _ json.RawMessage) (too
 
 // testSession starts a session against the fake provider speaking wire,
 // with the hold tool exposed.
-func testSession(t *testing.T, wire string, turns []fake.Turn, hold *gateTool) (*Session, *fake.Server) {
+func testSession(t testing.TB, wire string, turns []fake.Turn, hold *gateTool) (*Session, *fake.Server) {
 	t.Helper()
 	srv, err := fake.Start(fake.Script{Turns: turns})
 	if err != nil {
@@ -239,4 +239,39 @@ func mkdirs(dirs ...string) error {
 		}
 	}
 	return nil
+}
+
+// BenchmarkSteerInjection measures how long a steer takes to reach the
+// model once the turn is at a boundary: from the running call's end to
+// the next request's arrival at the provider, with a steer waiting and,
+// as the baseline in the same run, without one. The difference is the
+// harness's cost of injecting it (the issue's bound: 5 ms).
+func BenchmarkSteerInjection(b *testing.B) {
+	for _, steer := range []bool{false, true} {
+		b.Run(map[bool]string{false: "baseline", true: "steered"}[steer], func(b *testing.B) {
+			var total time.Duration
+			for b.Loop() {
+				hold := newGateTool()
+				s, srv := testSession(b, "anthropic", []fake.Turn{
+					{ToolCalls: []fake.ToolCall{{Name: "hold", Input: json.RawMessage(`{}`)}}},
+					{Text: "done"},
+				}, hold)
+				done := make(chan error, 1)
+				go func() { _, err := s.Prompt(context.Background(), "start"); done <- err }()
+				<-hold.started
+				if steer {
+					if err := s.Steer("use the other file"); err != nil {
+						b.Fatal(err)
+					}
+				}
+				released := time.Now()
+				close(hold.release)
+				if err := <-done; err != nil {
+					b.Fatal(err)
+				}
+				total += srv.Requests()[1].Time.Sub(released)
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(b.N), "µs-to-next-request")
+		})
+	}
 }
