@@ -483,3 +483,25 @@ func TestSignalsEndLikeShutdown(t *testing.T) {
 		})
 	}
 }
+
+// TestEOFLetsTheRunFinish: input that ends right after a prompt (a
+// client piping its commands in) still gets the whole run, and the
+// follow-up it queued, before wisp closes the session and exits 0.
+func TestEOFLetsTheRunFinish(t *testing.T) {
+	w := newWorld(t, "anthropic",
+		fake.Turn{Text: "first answer", DelayMS: 300},
+		fake.Turn{Text: "second answer"})
+	c := w.start(t)
+	c.sendRaw(`{"type":"prompt","message":"one"}` + "\n" + `{"type":"follow_up","message":"two"}` + "\n")
+	_ = c.in.Close()
+	c.wantExit(0)
+	ends := c.events("agent_end")
+	if len(ends) != 2 {
+		t.Fatalf("%d runs ended, want 2 (the prompt and its follow-up):\n%s", len(ends), c.tail(20))
+	}
+	for _, e := range ends {
+		if e.str("error") != "" {
+			t.Errorf("a run ended with an error: %s", e.raw)
+		}
+	}
+}

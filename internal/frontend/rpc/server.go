@@ -125,6 +125,10 @@ func (srv *server) loop() error {
 				srv.out.send(encode(Response{Type: "response", Error: &Error{Code: fe.Code, Message: fe.Msg}}))
 				continue
 			case errors.Is(in.err, io.EOF):
+				// Input ended: what was asked still runs to its end
+				// (follow-ups too), as `printf ... | wisp --mode rpc`
+				// expects; a signal still stops it.
+				srv.await()
 				return srv.end("end of input", nil)
 			case in.err != nil:
 				fmt.Fprintf(srv.cfg.Stderr, "wisp: %v\n", in.err)
@@ -250,6 +254,18 @@ func (srv *server) idle() bool {
 	}
 	srv.settle()
 	return !srv.running()
+}
+
+// await waits for the live run, with whatever it queued, to end, or for
+// the server's context (a signal) to end first.
+func (srv *server) await() {
+	if srv.run == nil || !srv.running() {
+		return
+	}
+	select {
+	case <-srv.run:
+	case <-srv.ctx.Done():
+	}
 }
 
 // settle waits, at most runWait, for the live run to end.
