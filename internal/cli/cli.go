@@ -14,6 +14,8 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/frontend/line"
+	"github.com/wisp-agent/wisp/internal/frontend/print"
 	"github.com/wisp-agent/wisp/internal/host"
 )
 
@@ -42,14 +44,14 @@ func exitCode(err error, sys IO) int {
 		return ExitOK
 	}
 	var ue *UsageError
-	var se *signalExit
+	var se *frontend.SignalExit
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(sys.Stderr, "wisp: %s\n", ue.Msg)
 		return ExitUsage
-	case errors.As(err, &se) && se.sig != syscall.SIGINT:
-		fmt.Fprintf(sys.Stderr, "wisp: interrupted (%s)\n", signalName(se.sig))
-		return se.code()
+	case errors.As(err, &se) && se.Sig != syscall.SIGINT:
+		fmt.Fprintf(sys.Stderr, "wisp: interrupted (%s)\n", frontend.SignalName(se.Sig))
+		return se.Code()
 	case errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted):
 		fmt.Fprintln(sys.Stderr, "wisp: interrupted")
 		return ExitInterrupt
@@ -66,7 +68,8 @@ func exitCode(err error, sys IO) int {
 }
 
 var (
-	errInterrupted = errors.New("interrupted")
+	// errInterrupted is a run cut short: exit code 130.
+	errInterrupted = frontend.ErrInterrupted
 	// errReported marks a failure the frontend already showed.
 	errReported = host.ErrReported
 )
@@ -190,12 +193,12 @@ func runSession(ctx context.Context, o Options, sys IO) error {
 		o.Print = true
 	}
 	fe := host.Frontend{Mode: o.Mode}
-	var term *terminal
+	var term *line.Terminal
 	if interactive {
-		term = newTerminal(sys)
-		fe = host.Frontend{Mode: "interactive", Interactive: true, Approver: term.approver(sys.Stdout),
+		term = line.NewTerminal(sys)
+		fe = host.Frontend{Mode: "interactive", Interactive: true, Approver: term.Approver(sys.Stdout),
 			AskTrust: func(ctx context.Context, project string) (bool, error) {
-				return frontend.AskTrust(ctx, term.lines, sys.Stdout, project)
+				return term.AskTrust(ctx, sys.Stdout, project)
 			}}
 	} else if fe.Mode == "text" {
 		fe.Mode = "print"
@@ -206,15 +209,15 @@ func runSession(ctx context.Context, o Options, sys IO) error {
 	}
 	if !interactive {
 		defer s.Close()
-		return s.Finish(guard(s, func() error { return printMode(ctx, s, o, sys, prompt) }))
+		return s.Finish(frontend.Guard(s, func() error { return print.Run(ctx, s, sys, o.Mode == "json", o.Chdir, prompt) }))
 	}
 	// The way back in is shown once the session is closed, however it
 	// ended: /exit, Ctrl-D, Ctrl-C twice, SIGTERM or SIGHUP.
 	defer func() {
 		s.Close()
-		showResume(s, o, sys)
+		frontend.ShowResume(s, o.Chdir, sys)
 	}()
-	return s.Finish(guard(s, func() error { return interactiveMode(ctx, s, term, o, sys, prompt) }))
+	return s.Finish(frontend.Guard(s, func() error { return line.Run(ctx, s, term, sys, o.Chdir, prompt) }))
 }
 
 // Environ is the real process's IO.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"syscall"
 
+	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/frontend/rpc"
 	"github.com/wisp-agent/wisp/internal/host"
 )
@@ -26,11 +27,11 @@ func rpcMode(ctx context.Context, o Options, sys IO) error {
 	if err != nil {
 		return err
 	}
-	ctx, ended := onEndSignal(ctx)
+	ctx, ended := frontend.OnEndSignal(ctx)
 	defer ended()
 	why := func() string {
 		if sig, ok := ended().(syscall.Signal); ok {
-			return signalName(sig)
+			return frontend.SignalName(sig)
 		}
 		return "interrupted"
 	}
@@ -39,7 +40,7 @@ func rpcMode(ctx context.Context, o Options, sys IO) error {
 		Open: func(ctx context.Context, o host.Options) (*host.Session, error) { return host.New(ctx, o, sys, fe) },
 	})
 	if sig, ok := ended().(syscall.Signal); ok {
-		return &signalExit{sig: sig}
+		return &frontend.SignalExit{Sig: sig}
 	}
 	return err
 }

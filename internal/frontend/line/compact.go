@@ -1,4 +1,4 @@
-package cli
+package line
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/host"
 )
 
@@ -14,18 +15,18 @@ import (
 // session's conversation is replaced by a summary and the latest turn.
 // Ctrl-C cancels it; SIGTERM or SIGHUP cancels it and ends wisp. handled
 // is false when line is not the command.
-func compactCommand(ctx context.Context, s *host.Session, sys IO, line string, sigs <-chan os.Signal) (handled bool, err error) {
+func compactCommand(ctx context.Context, s *host.Session, sys host.IO, line string, sigs <-chan os.Signal) (handled bool, err error) {
 	rest, ok := strings.CutPrefix(line, "/compact")
 	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t') {
 		return false, nil
 	}
 	fmt.Fprintln(sys.Stdout, "compacting the conversation…")
 	done := make(chan error, 1)
-	goGuarded(done, func() error { return s.Compact(ctx, strings.TrimSpace(rest)) })
+	frontend.GoGuarded(done, func() error { return s.Compact(ctx, strings.TrimSpace(rest)) })
 	for {
 		select {
 		case err := <-done:
-			var pe *panicError
+			var pe *frontend.PanicError
 			switch {
 			case errors.As(err, &pe):
 				return true, err
@@ -38,9 +39,9 @@ func compactCommand(ctx context.Context, s *host.Session, sys IO, line string, s
 			return true, nil
 		case sig := <-sigs:
 			s.Cancel()
-			if isEndSignal(sig) {
+			if frontend.IsEndSignal(sig) {
 				<-done
-				return true, endBySignal(s, sig)
+				return true, frontend.EndBySignal(s, sig)
 			}
 		}
 	}

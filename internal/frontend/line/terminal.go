@@ -1,4 +1,4 @@
-package cli
+package line
 
 import (
 	"bufio"
@@ -11,13 +11,14 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/host"
 )
 
-// terminal is the line-mode frontend's hold on the terminal: what the
+// Terminal is the line-mode frontend's hold on the terminal: what the
 // person types, and the screen model and tool text go through. While a
 // turn runs, a line typed is an answer when a question is pending, and a
 // steering message (or a /followup) otherwise.
-type terminal struct {
+type Terminal struct {
 	lines   <-chan string
 	answers chan string
 	asking  atomic.Bool
@@ -25,13 +26,14 @@ type terminal struct {
 	screen  *frontend.Screen
 }
 
-func newTerminal(sys IO) *terminal {
-	return &terminal{lines: readLines(sys.Stdin), answers: make(chan string, 64), screen: frontend.NewScreen(sys.Stdout, sys.StdoutTTY)}
+// NewTerminal takes hold of the terminal of sys.
+func NewTerminal(sys host.IO) *Terminal {
+	return &Terminal{lines: readLines(sys.Stdin), answers: make(chan string, 64), screen: frontend.NewScreen(sys.Stdout, sys.StdoutTTY)}
 }
 
-// approver asks the gate's questions on the terminal; the answers come
+// Approver asks the gate's questions on the terminal; the answers come
 // through the turn's reader of what is typed (interactive.go).
-func (t *terminal) approver(out io.Writer) gate.Approver {
+func (t *Terminal) Approver(out io.Writer) gate.Approver {
 	ask := terminalApprover(t.answers, out, t.screen.Settle)
 	return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
 		t.asking.Store(true)
@@ -42,7 +44,7 @@ func (t *terminal) approver(out io.Writer) gate.Approver {
 
 // answer hands a line typed during a turn to the pending question, and
 // says whether there was one.
-func (t *terminal) answer(line string) bool {
+func (t *Terminal) answer(line string) bool {
 	if !t.asking.Load() {
 		return false
 	}
@@ -54,7 +56,7 @@ func (t *terminal) answer(line string) bool {
 }
 
 // closed ends the questions' input once the person's input ends.
-func (t *terminal) closed() { t.eof.Do(func() { close(t.answers) }) }
+func (t *Terminal) closed() { t.eof.Do(func() { close(t.answers) }) }
 
 // readLines delivers the lines a person types, until stdin closes.
 func readLines(r io.Reader) <-chan string {
@@ -105,4 +107,9 @@ func printable(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// AskTrust asks on the terminal whether the project's files may be read.
+func (t *Terminal) AskTrust(ctx context.Context, out io.Writer, project string) (bool, error) {
+	return frontend.AskTrust(ctx, t.lines, out, project)
 }

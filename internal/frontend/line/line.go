@@ -1,4 +1,7 @@
-package cli
+// Package line is wisp's line-mode conversation on a terminal: streamed
+// answers, a line per tool call, the gate's questions, steering while
+// a turn runs, and the slash commands.
+package line
 
 import (
 	"context"
@@ -18,13 +21,15 @@ import (
 // interactive is the line-mode conversation: streamed text, one line per
 // tool call, a [y/n] question before any mutating or command tool. Ctrl-C
 // cancels the running turn; Ctrl-C twice in a row quits.
-func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Options, sys IO, first string) error {
+// Run is the line-mode conversation on the terminal t, starting with
+// first when it is not empty; chdir is -C's folder, for the resume hint.
+func Run(ctx context.Context, s *host.Session, t *Terminal, sys host.IO, chdir string, first string) error {
 	out, errw := sys.Stdout, sys.Stderr
 	lines := t.lines
 	// Ctrl-C cancels a turn; SIGTERM and SIGHUP end wisp as /exit does,
 	// naming the signal in the transcript's closing record (signals.go).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, endSignals()...)
+	signal.Notify(sigs, frontend.EndSignals()...)
 	defer signal.Stop(sigs)
 
 	// Model and tool text goes through the screen's filter (package frontend);
@@ -46,15 +51,15 @@ func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Option
 			case <-ctx.Done():
 				return nil
 			case sig := <-sigs:
-				if isEndSignal(sig) {
+				if frontend.IsEndSignal(sig) {
 					fmt.Fprintln(out)
-					return endBySignal(s, sig)
+					return frontend.EndBySignal(s, sig)
 				}
 				interrupts++
 				if interrupts >= 2 {
 					fmt.Fprintln(out)
 					s.EndWith("interrupted")
-					return errInterrupted
+					return frontend.ErrInterrupted
 				}
 				fmt.Fprint(out, "\n(press Ctrl-C again to quit)")
 				continue
@@ -107,7 +112,7 @@ func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Option
 		if why := s.Failed(); why != "" {
 			// The audit log failed (an error event said why): the
 			// session ends with this turn, and wisp with exit code 1.
-			return fmt.Errorf("%w: %s", errReported, why)
+			return fmt.Errorf("%w: %s", host.ErrReported, why)
 		}
 		pending = ""
 	}
@@ -115,14 +120,14 @@ func interactiveMode(ctx context.Context, s *host.Session, t *terminal, o Option
 
 // turn runs one prompt; a Ctrl-C cancels it, and a second one within a
 // second quits wisp. SIGTERM or SIGHUP cancels it and ends wisp once the
-// turn has wound down (or turnWait has passed). A panic in the turn comes
+// turn has wound down (or frontend.TurnWait has passed). A panic in the turn comes
 // back as its error.
-func turn(ctx context.Context, s *host.Session, t *terminal, sys IO, prompt string, sigs <-chan os.Signal) error {
+func turn(ctx context.Context, s *host.Session, t *Terminal, sys host.IO, prompt string, sigs <-chan os.Signal) error {
 	lines := t.lines
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	goGuarded(done, func() error {
+	frontend.GoGuarded(done, func() error {
 		_, err := s.Prompt(tctx, prompt)
 		return err
 	})
@@ -139,7 +144,7 @@ func turn(ctx context.Context, s *host.Session, t *terminal, sys IO, prompt stri
 				whileRunning(s, t, sys, strings.TrimSpace(l))
 			}
 		case err := <-done:
-			var pe *panicError
+			var pe *frontend.PanicError
 			if errors.As(err, &pe) {
 				return err
 			}
@@ -151,18 +156,18 @@ func turn(ctx context.Context, s *host.Session, t *terminal, sys IO, prompt stri
 			}
 			return nil
 		case sig := <-sigs:
-			if isEndSignal(sig) {
+			if frontend.IsEndSignal(sig) {
 				cancel()
 				select {
 				case <-done:
-				case <-time.After(turnWait):
+				case <-time.After(frontend.TurnWait):
 				}
-				return endBySignal(s, sig)
+				return frontend.EndBySignal(s, sig)
 			}
 			if !cancelledAt.IsZero() && time.Since(cancelledAt) < time.Second {
 				<-done
 				s.EndWith("interrupted")
-				return errInterrupted
+				return frontend.ErrInterrupted
 			}
 			cancelledAt = time.Now()
 			cancel()
@@ -176,7 +181,7 @@ const helpLine = "/init writes a starter AGENTS.md · /compact [instructions] re
 
 // whileRunning takes a line typed while a turn runs: /followup TEXT
 // queues TEXT to run once the turn is done; other text steers the turn.
-func whileRunning(s *host.Session, t *terminal, sys IO, line string) {
+func whileRunning(s *host.Session, t *Terminal, sys host.IO, line string) {
 	if line == "" {
 		return
 	}
@@ -201,18 +206,4 @@ func whileRunning(s *host.Session, t *terminal, sys IO, line string) {
 	if err != nil {
 		fmt.Fprintf(sys.Stdout, "(not queued: %v)\n", err)
 	}
-}
-
-// showResume tells, on leaving, how to come back to this session: only
-// when a transcript is kept, sound, and holds a conversation.
-func showResume(s *host.Session, o Options, sys IO) {
-	if !s.Resumable() {
-		return
-	}
-	again := "wisp -r " + s.ID()
-	if o.Chdir != "" {
-		// Started elsewhere with -C: the shell is still where it was.
-		again = "wisp -C " + host.ShellWord(sys.Workdir) + " -r " + s.ID()
-	}
-	fmt.Fprintf(sys.Stderr, "wisp: to resume this session: %s\n", again)
 }

@@ -1,4 +1,6 @@
-package cli
+// Package print is wisp's print mode and JSON mode: one prompt, answered
+// without questions; it renders the session's events and nothing else.
+package print
 
 import (
 	"context"
@@ -11,15 +13,16 @@ import (
 	"github.com/wisp-agent/wisp/internal/host"
 )
 
-// printMode answers one prompt. Text mode puts only the final answer on
+// Run answers prompt with s. Text mode puts only the final answer on
 // stdout and a line per tool call, retry or error on stderr; JSON mode
-// puts every event on stdout as one JSON line.
-func printMode(ctx context.Context, s *host.Session, o Options, sys IO, prompt string) error {
+// (asJSON) puts every event on stdout as one JSON line. chdir is -C's
+// folder, for the resume hint.
+func Run(ctx context.Context, s *host.Session, sys host.IO, asJSON bool, chdir string, prompt string) error {
 	// SIGINT, SIGTERM and SIGHUP cancel the run and end wisp with the
 	// session kept (signals.go).
-	ctx, ended := onEndSignal(ctx)
+	ctx, ended := frontend.OnEndSignal(ctx)
 	defer ended()
-	if o.Mode == "json" {
+	if asJSON {
 		defer s.Subscribe(frontend.JSONLines(sys.Stdout))()
 	} else {
 		defer s.Subscribe(frontend.Progress(sys.Stderr))()
@@ -27,23 +30,23 @@ func printMode(ctx context.Context, s *host.Session, o Options, sys IO, prompt s
 	final, err := s.Prompt(ctx, prompt)
 	cancelled := ctx.Err() != nil // before ended(), which cancels ctx
 	if sig := ended(); sig != nil {
-		showResume(s, o, sys)
-		return endBySignal(s, sig)
+		frontend.ShowResume(s, chdir, sys)
+		return frontend.EndBySignal(s, sig)
 	}
 	if cancelled {
-		showResume(s, o, sys)
-		return errInterrupted
+		frontend.ShowResume(s, chdir, sys)
+		return frontend.ErrInterrupted
 	}
 	if err != nil {
-		if errors.Is(err, agent.ErrMaxIterations) && o.Mode != "json" {
+		if errors.Is(err, agent.ErrMaxIterations) && !asJSON {
 			if text := strings.TrimSpace(final.TextOf()); text != "" {
 				frontend.WriteAnswer(sys.Stdout, sys.StdoutTTY, text)
 			}
 		}
 		// The frontend has already shown provider errors as events.
-		return fmt.Errorf("%w: %v", errReported, err)
+		return fmt.Errorf("%w: %v", host.ErrReported, err)
 	}
-	if o.Mode != "json" {
+	if !asJSON {
 		if text := strings.TrimSpace(final.TextOf()); text != "" {
 			frontend.WriteAnswer(sys.Stdout, sys.StdoutTTY, text)
 		}
@@ -51,7 +54,7 @@ func printMode(ctx context.Context, s *host.Session, o Options, sys IO, prompt s
 	// The gate refused tools because the audit could not be written (an
 	// error event said why): the run did not do what was asked.
 	if why := s.Failed(); why != "" {
-		return fmt.Errorf("%w: %s", errReported, why)
+		return fmt.Errorf("%w: %s", host.ErrReported, why)
 	}
 	return nil
 }
