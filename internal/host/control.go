@@ -156,7 +156,7 @@ func cutBefore(branch []transcript.Record, n int) ([]transcript.Record, error) {
 		return branch, nil
 	}
 	for i, r := range branch {
-		if r.Type != transcript.TypeMessage || r.Message == nil || !isPrompt(*r.Message) {
+		if r.Type != transcript.TypeMessage || r.Message == nil || !startsTurn(*r.Message) {
 			continue
 		}
 		if len(agent.Repair(transcript.Conversation(branch[:i]))) == n {
@@ -166,20 +166,3 @@ func cutBefore(branch []transcript.Record, n int) ([]transcript.Record, error) {
 	return nil, usagef("message %d is not a prompt: a fork starts before a prompt, so that every call keeps its result", n)
 }
 
-// isPrompt says whether m is a prompt: a user message with text and no
-// tool results.
-func isPrompt(m chat.Message) bool {
-	if m.Role != chat.User {
-		return false
-	}
-	text := false
-	for _, b := range m.Content {
-		switch {
-		case b.Type == chat.ToolResult:
-			return false
-		case b.Type == chat.Text && b.Text != "":
-			text = true
-		}
-	}
-	return text
-}
