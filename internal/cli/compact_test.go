@@ -3,7 +3,6 @@ package cli
 import (
 	"io"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,18 +23,7 @@ func TestInteractiveCompact(t *testing.T) {
 	defer srv.Close()
 	w := newSignalWorld(t, bin, nil)
 	w.env = append(w.env, "ANTHROPIC_BASE_URL="+srv.URL(), "WISP_TRUST=0")
-	master, tty := openPTY(t)
-	cmd := w.command(t)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close()
-	var screen syncBuffer
-	go answerYes(master, &screen)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	master, screen, exited, cmd := w.startOnTerminal(t)
 	steps := []struct{ typed, want string }{
 		{"OLDEST-QUESTION", "answer one"},
 		{"LATEST-QUESTION", "answer two"},

@@ -242,19 +242,8 @@ func TestInteractiveSignals(t *testing.T) {
 				{ToolCalls: []fake.ToolCall{{Name: "bash", Input: json.RawMessage(`{"command":"touch started; sleep MARK"}`)}}},
 				{Text: "done"},
 			})
-			master, tty := openPTY(t)
-			cmd := w.command(t, "start the jobs")
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			tty.Close()
-			var screen syncBuffer
-			go answerYes(master, &screen)
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			w.waitFile(t, "started", exited, &screen)
+			_, screen, exited, cmd := w.startOnTerminal(t, "start the jobs")
+			w.waitFile(t, "started", exited, screen)
 			if len(survivors(w.marker)) < 2 {
 				t.Fatalf("the managed process and the command should both run: %q", survivors(w.marker))
 			}
@@ -264,6 +253,26 @@ func TestInteractiveSignals(t *testing.T) {
 			w.checkEnd(t, exited, tc.code, tc.reason)
 		})
 	}
+}
+
+// startOnTerminal starts wisp with args on a pseudo-terminal of its own
+// (it is interactive only on one), answering yes to every question; it
+// returns the terminal's master side, what wisp wrote, and how it exited.
+func (w *signalWorld) startOnTerminal(t *testing.T, args ...string) (master *os.File, screen *syncBuffer, exited chan error, cmd *exec.Cmd) {
+	t.Helper()
+	master, tty := openPTY(t)
+	cmd = w.command(t, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	screen = &syncBuffer{}
+	go answerYes(master, screen)
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return master, screen, exited, cmd
 }
 
 // answerYes approves every question wisp asks on the terminal.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,19 +29,8 @@ func TestInteractiveSteering(t *testing.T) {
 	defer srv.Close()
 	w := newSignalWorld(t, bin, nil)
 	w.env = append(w.env, "ANTHROPIC_BASE_URL="+srv.URL(), "WISP_TRUST=0")
-	master, tty := openPTY(t)
-	cmd := w.command(t, "start")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close()
-	var screen syncBuffer
-	go answerYes(master, &screen)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	w.waitFile(t, "started", exited, &screen)
+	master, screen, exited, cmd := w.startOnTerminal(t, "start")
+	w.waitFile(t, "started", exited, screen)
 	io.WriteString(master, "look at the README too\n/followup now summarise\n")
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(screen.String(), "follow-up answer") && time.Now().Before(deadline) {
