@@ -83,8 +83,12 @@ type Event struct {
 	// ApprovalRequest: what is asked (Subject, the shell line or the
 	// tool and its arguments), the classifier's verdict (Level) and
 	// why (Reason); ApprovalDecision: the answer.
-	Subject  string `json:"subject,omitempty"`
-	Level    string `json:"level,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	Level   string `json:"level,omitempty"`
+	// ApprovalRequest: the question's number within its call (1, 2, …):
+	// a shell line is asked about one simple command at a time, all
+	// under the call's id.
+	Ask      int    `json:"ask,omitempty"`
 	Approved *bool  `json:"approved,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 

@@ -169,6 +169,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	s.prov = prov
 
 	sink := func(e event.Event) {
+		s.asks.number(&e)
 		s.observe(e)
 		if s.session != nil {
 			s.record(e)

@@ -47,6 +47,7 @@ type (
 	}
 	approveParams struct {
 		CallID   string `json:"call_id" rpc:"required"`
+		Ask      int    `json:"ask"`
 		Approved *bool  `json:"approved" rpc:"required"`
 		Scope    string `json:"scope"`
 		Note     string `json:"note"`
@@ -208,7 +209,7 @@ func (srv *server) approve(p *approveParams) (empty, *Error) {
 	if p.Approved == nil {
 		return empty{}, failure(CodeInvalidParams, "approve needs \"approved\": true or false")
 	}
-	err := srv.sess.Approve(p.CallID, *p.Approved, scope, p.Note)
+	err := srv.sess.Approve(p.CallID, p.Ask, *p.Approved, scope, p.Note)
 	if errors.Is(err, host.ErrNoApproval) {
 		return empty{}, failure(CodeNoApproval, "%v", err)
 	}
