@@ -77,11 +77,11 @@ func (s *Session) Compact(ctx context.Context, instructions string) error {
 	defer cancel()
 	// The compaction holds the session as a run does: no prompt starts
 	// meanwhile, and Cancel reaches it.
-	r.live, r.cancel = true, cancel
+	r.live, r.cancel, r.compacting = true, cancel, true
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
-		r.live, r.cancel = false, nil
+		r.live, r.cancel, r.compacting = false, nil, false
 		r.mu.Unlock()
 	}()
 	return s.agent.Compact(cctx, agent.CompactManual, instructions)

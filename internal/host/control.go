@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/wisp-agent/wisp/internal/agent"
@@ -56,6 +57,9 @@ func (s *Session) Tools() []tool.Spec { return s.tools.Specs() }
 // SetModel makes later requests ask for name. It is refused while a run
 // is live (ErrBusy) and for a name no provider takes.
 func (s *Session) SetModel(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return usagef("the model name is empty")
+	}
 	if err := config.CheckModel(name); err != nil {
 		return usagef("model %q: %v", name, err)
 	}
@@ -148,14 +152,25 @@ func (s *Session) Fork(before int) (string, error) {
 // n messages: the whole branch when n reaches its end, else the records
 // before the prompt that begins message n.
 func cutBefore(branch []transcript.Record, n int) ([]transcript.Record, error) {
-	total := len(agent.Repair(transcript.Conversation(branch)))
-	switch {
+	msgs := agent.Repair(transcript.Conversation(branch))
+	switch total := len(msgs); {
 	case n < 0 || n > total:
 		return nil, usagef("message %d does not exist: the conversation has %d messages", n, total)
 	case n == total:
 		return branch, nil
+	case !startsTurn(msgs[n]):
+		return nil, usagef("message %d is not a prompt: a fork starts before a prompt, so that every call keeps its result", n)
 	}
+	// The conversation starts at the latest checkpoint: a cut before it
+	// would bring back the history the summary replaced.
+	from := 0
 	for i, r := range branch {
+		if r.Type == transcript.TypeCheckpoint {
+			from = i + 1
+		}
+	}
+	for i := from; i < len(branch); i++ {
+		r := branch[i]
 		if r.Type != transcript.TypeMessage || r.Message == nil || !startsTurn(*r.Message) {
 			continue
 		}
@@ -165,4 +180,3 @@ func cutBefore(branch []transcript.Record, n int) ([]transcript.Record, error) {
 	}
 	return nil, usagef("message %d is not a prompt: a fork starts before a prompt, so that every call keeps its result", n)
 }
-

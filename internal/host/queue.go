@@ -18,6 +18,8 @@ var (
 	ErrBusy = errors.New("a run is in progress: steer it or queue a follow-up")
 	// ErrIdle is returned by Steer and FollowUp when no run is live.
 	ErrIdle = errors.New("no run is in progress: send a prompt")
+	// ErrCompacting is returned by Steer and FollowUp while Compact runs.
+	ErrCompacting = errors.New("the conversation is being compacted: send it once that is done")
 	// ErrQueueFull is returned when MaxQueued messages are waiting.
 	ErrQueueFull = fmt.Errorf("%d messages are queued already", MaxQueued)
 )
@@ -29,6 +31,9 @@ type runState struct {
 	cancel context.CancelFunc
 	steer  []string // injected at the run's next boundary
 	follow []string // run as prompts of their own once the run ends
+	// compacting says the live "run" is a Compact: nothing it could
+	// carry a steer or a follow-up to.
+	compacting bool
 }
 
 // Queue is what waits for the live run.
@@ -40,7 +45,8 @@ type Queue struct {
 // Prompt runs text to the end: the model answers, calls tools through
 // the gate, and answers again, with steering messages injected at each
 // boundary; then every queued follow-up runs in turn. It returns the
-// last answer. Cancel, or ctx, ends it.
+// last run's answer and error (an earlier run's error went out as an
+// error event). Cancel, or ctx, ends it.
 func (s *Session) Prompt(ctx context.Context, text string) (chat.Message, error) {
 	rctx, cancel, err := s.begin(ctx)
 	if err != nil {
@@ -76,10 +82,13 @@ func (s *Session) drive(rctx context.Context, text string) (chat.Message, error)
 		final, err := run(rctx, text)
 		r.mu.Lock()
 		// A steer that found no boundary (the run answered first) is not
-		// lost: it runs next, ahead of the follow-ups.
+		// lost: it runs next, ahead of the follow-ups. They run after a
+		// run that failed too (its error event said why): they were
+		// asked for, and a later run may well succeed. Only a cancel
+		// drops them, and Cancel gives them back.
 		next := append(r.steer, r.follow...)
 		r.steer, r.follow = nil, nil
-		if err != nil || rctx.Err() != nil || len(next) == 0 {
+		if rctx.Err() != nil || len(next) == 0 {
 			r.live, r.cancel = false, nil
 			r.mu.Unlock()
 			return final, err
@@ -106,6 +115,8 @@ func (s *Session) enqueue(text string, steer bool) error {
 	switch {
 	case !r.live:
 		return ErrIdle
+	case r.compacting:
+		return ErrCompacting
 	case len(r.steer)+len(r.follow) >= MaxQueued:
 		return ErrQueueFull
 	case steer:

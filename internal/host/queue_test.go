@@ -275,3 +275,59 @@ func BenchmarkSteerInjection(b *testing.B) {
 		})
 	}
 }
+
+// A follow-up queued during a run that then fails still runs: it was
+// asked for, and nothing else would ever send it.
+func TestFollowUpRunsAfterAFailedRun(t *testing.T) {
+	hold := newGateTool()
+	s, srv := testSession(t, "anthropic", []fake.Turn{
+		{ToolCalls: []fake.ToolCall{{Name: "hold", Input: json.RawMessage(`{}`)}}},
+		{Error: &fake.ErrorReply{Status: 400, Message: "bad request"}},
+		{Text: "the follow-up's answer"},
+	}, hold)
+	done := make(chan error, 1)
+	var final string
+	go func() {
+		m, err := s.Prompt(context.Background(), "start")
+		final = m.TextOf()
+		done <- err
+	}()
+	<-hold.started
+	if err := s.FollowUp("then this"); err != nil {
+		t.Fatal(err)
+	}
+	close(hold.release)
+	if err := <-done; err != nil {
+		t.Fatalf("the follow-up's run: %v", err)
+	}
+	if final != "the follow-up's answer" || len(srv.Requests()) != 3 {
+		t.Errorf("final %q after %d requests; want the follow-up answered", final, len(srv.Requests()))
+	}
+}
+
+// Nothing can be queued while a compaction holds the session: there is
+// no run to carry it, and it would wait for an unrelated prompt.
+func TestNoQueueDuringCompaction(t *testing.T) {
+	s, _ := testSession(t, "anthropic", []fake.Turn{
+		{Text: "one"}, {Text: "two"}, {Text: "## Goal\nsummary", DelayMS: 400},
+	}, newGateTool())
+	for _, p := range []string{"first", "second"} {
+		if _, err := s.Prompt(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Compact(context.Background(), "") }()
+	for !s.Running() {
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.Steer("x"); !errors.Is(err, ErrCompacting) {
+		t.Errorf("steer during compaction: %v", err)
+	}
+	if err := s.FollowUp("x"); !errors.Is(err, ErrCompacting) {
+		t.Errorf("follow-up during compaction: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
