@@ -252,8 +252,24 @@ func (srv *server) idle() bool {
 	if q := srv.sess.Queued(); len(q.Steer)+len(q.FollowUp) > 0 {
 		return false
 	}
-	srv.settle()
-	return !srv.running()
+	// The run's agent_end is out: either the host is putting the run
+	// away, or it took a queued message a moment ago and its agent_start
+	// is on the way. Whichever comes first decides.
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(runWait)
+	for {
+		select {
+		case <-srv.run:
+			return true
+		case <-tick.C:
+			if !srv.ending.Load() {
+				return false
+			}
+		case <-deadline:
+			return !srv.running()
+		}
+	}
 }
 
 // await waits for the live run, with whatever it queued, to end, or for
