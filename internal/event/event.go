@@ -88,7 +88,10 @@ type Event struct {
 	// ApprovalRequest: the question's number within its call (1, 2, …):
 	// a shell line is asked about one simple command at a time, all
 	// under the call's id.
-	Ask      int    `json:"ask,omitempty"`
+	Ask int `json:"ask,omitempty"`
+	// ApprovalRequest: the simple command of the line this question is
+	// about, when the line has several.
+	Part     string `json:"part,omitempty"`
 	Approved *bool  `json:"approved,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 

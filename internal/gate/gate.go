@@ -661,7 +661,7 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered boo
 	if !cl.flush() {
 		return false, g.Failed()
 	}
-	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Level: req.Level.String(), Reason: strings.Join(req.Reasons, "; ")})
+	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Part: part(req), Level: req.Level.String(), Reason: strings.Join(req.Reasons, "; ")})
 
 	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
 	ans, err := g.opts.Approver.Approve(actx, req)
@@ -699,6 +699,15 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered boo
 	approved := ans.Allow
 	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Approved: &approved, Reason: reason})
 	return ans.Allow, reason
+}
+
+// part is the simple command a question is about, when it is not the
+// whole line.
+func part(req Request) string {
+	if req.Part == req.Subject {
+		return ""
+	}
+	return req.Part
 }
 
 // decided reports a refusal that needed nobody's answer (policy).

@@ -42,6 +42,7 @@ func TestApproveAnswersOnlyTheWaitingQuestion(t *testing.T) {
 	var (
 		mu        sync.Mutex
 		asks      []int
+		parts     []string
 		decisions []bool
 		dupErr    error
 	)
@@ -50,6 +51,7 @@ func TestApproveAnswersOnlyTheWaitingQuestion(t *testing.T) {
 		case event.ApprovalRequest:
 			mu.Lock()
 			asks = append(asks, e.Ask)
+			parts = append(parts, e.Part)
 			mu.Unlock()
 			if e.Ask == 1 {
 				// The client answers yes, and (a double click) again.
@@ -78,6 +80,9 @@ func TestApproveAnswersOnlyTheWaitingQuestion(t *testing.T) {
 	defer mu.Unlock()
 	if len(asks) != 2 || asks[0] != 1 || asks[1] != 2 {
 		t.Fatalf("questions numbered %v, want [1 2]", asks)
+	}
+	if len(parts) != 2 || parts[0] != "touch a" || parts[1] != "mkdir b" {
+		t.Errorf("the questions name the parts %q, want [touch a, mkdir b]", parts)
 	}
 	if len(decisions) != 2 || !decisions[0] || decisions[1] {
 		t.Errorf("decisions %v: the second question must end as the client answered it (no)", decisions)
