@@ -77,6 +77,16 @@ type (
 	// CommandLiner must be implemented by command-class tools: the gate
 	// judges the exact shell line before the tool runs.
 	CommandLiner = tool.CommandLiner
+	// Mutator must be implemented by mutating-class tools: the gate
+	// judges and shows the files a call changes before the tool runs, and
+	// refuses a mutating tool without it.
+	Mutator = tool.Mutator
+	// Subject is what one mutating call changes: its paths, a summary and
+	// a preview of the new content.
+	Subject = tool.Subject
+	// Describer may be implemented by any tool to state its limits and an
+	// example prompt for `wisp tools --markdown`.
+	Describer = tool.Describer
 	// ToolPromptMetadata is optional guidance for the system prompt. It
 	// is descriptive only: it cannot change a tool's class, sandboxing,
 	// protected paths or approval.

@@ -57,6 +57,12 @@ func (e *echoTool) Spec() tool.Spec {
 	return tool.Spec{Name: e.name, Description: "echo", Schema: json.RawMessage(`{"type":"object"}`), Class: e.class}
 }
 
+// Subject names the file a mutating echo "changes", as the gate requires
+// of every mutating tool.
+func (e *echoTool) Subject(json.RawMessage) (tool.Subject, error) {
+	return tool.Subject{Paths: []string{e.name + ".txt"}}, nil
+}
+
 func (e *echoTool) Run(ctx context.Context, env *tool.Env, args json.RawMessage) (tool.Result, error) {
 	if e.name == "boom" {
 		panic("boom")

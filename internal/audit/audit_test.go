@@ -76,6 +76,8 @@ func samples() []Details {
 		FileWrite{Tool: "write", Path: "/home/u/p/a.go", Bytes: 120, Created: true},
 		ErrorReport{Message: "provider: 529 overloaded", Where: "provider"},
 		ConfigChange{File: "/home/u/.wisp/config.json", Key: "approval.always", Old: `[]`, New: `["go test *"]`},
+		MCPRequest{Server: "everything", Tool: "echo"},
+		MCPResult{Server: "everything", Tool: "echo", DurationMS: 3},
 	}
 }
 

@@ -63,7 +63,7 @@ func registry() []Details {
 		SessionStart{}, SessionEnd{}, Prompt{}, Response{},
 		ToolCall{}, ToolResult{}, PolicyDecision{}, ClassifierVerdict{},
 		ApprovalRequested{}, ApprovalDecided{}, CommandOutcome{},
-		FileWrite{}, ErrorReport{}, ConfigChange{},
+		FileWrite{}, ErrorReport{}, ConfigChange{}, MCPRequest{}, MCPResult{},
 	}
 }
 

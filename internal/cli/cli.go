@@ -89,6 +89,7 @@ Usage:
   wisp trust status|allow|revoke|forget [PATH]
                                  whether a project's own files are read
   wisp skills                    the skills a session gets
+  wisp mcp status [--json]       your MCP servers: state, tools, failures
   wisp config                    the effective configuration and its sources
   wisp help [COMMAND]            this help, or a command's (also: wisp COMMAND --help)
 
@@ -125,6 +126,8 @@ func run(ctx context.Context, args []string, sys IO) error {
 			return cmdApprovals(args[1:], sys)
 		case "tools":
 			return cmdTools(ctx, args[1:], sys)
+		case "mcp":
+			return cmdMCP(ctx, args[1:], sys)
 		case "trust":
 			return cmdTrust(args[1:], sys)
 		case "skills":

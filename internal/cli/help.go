@@ -42,6 +42,16 @@ per tool.
   --json       the full catalogue: schemas, classes, sources, limits
   --markdown   one section per tool with its limits and an example
 `),
+	"mcp": text(`Usage: wisp mcp status [--json]
+
+Starts the MCP servers of ~/.wisp/settings.json (mcp_servers), waits for
+each to connect and list its tools (10 s at most), and shows one line per
+server: its name, state (ready, failed or skipped), how many of its tools
+a session gets, and why it failed or was skipped. The reasons never quote
+a server's command, arguments, environment or output.
+
+  --json   the same as a JSON array, with each server's tool names
+`),
 	"skills": text(`Usage: wisp skills
 
 Lists the skills a session in this folder gets: folders with a SKILL.md
@@ -82,7 +92,7 @@ func text(s string) func(io.Writer) {
 
 // commandNames lists the subcommands in the order the global help shows.
 func commandNames() []string {
-	return []string{"sessions", "classify", "logs", "approvals", "tools", "trust", "skills", "config", "version", "help"}
+	return []string{"sessions", "classify", "logs", "approvals", "tools", "trust", "skills", "mcp", "config", "version", "help"}
 }
 
 // wantsHelp says whether a subcommand's own arguments ask for its help:

@@ -45,7 +45,7 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 	for _, w := range append(cfg.Warns, ts.Warns...) {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	infos := tool.Catalog(ts.All, func(n string) string { return ts.Sources[n] }, ts.Describe)
+	infos := tool.Catalog(ts.All, func(n string) string { return ts.Sources[n] })
 	switch format {
 	case "json":
 		enc := json.NewEncoder(sys.Stdout)

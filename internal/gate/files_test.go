@@ -1,33 +1,35 @@
 package gate
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/wisp-agent/wisp/internal/tool"
 )
 
 func TestFileSubjectAndPreview(t *testing.T) {
-	long := strings.Repeat("x", 500)
 	tests := []struct {
-		name, args, subject, preview string
+		name, tool string
+		subject    tool.Subject
+		want       string
 	}{
-		{"write shows the path first", `{"content":"` + long + `","path":".git/commondir"}`, `write ".git/commondir" (500 bytes, 1 lines)`, "+ xxx"},
-		{"edit", `{"path":"a.go","old_text":"a\nb","new_text":"c"}`, `write "a.go"`, "- a\n- b\n+ c"},
-		{"edits", `{"path":"a.go","edits":[{"old_text":"a","new_text":"b"},{"old_text":"c","new_text":"d"}]}`, `write "a.go" (2 edits)`, "- a\n+ b\n…\n- c\n+ d"},
-		{"no path", `{"x":1}`, `write {"x":1}`, ""},
+		{"path, then size", "write", tool.Subject{Paths: []string{".git/commondir"}, Summary: "500 bytes, 1 lines"}, `write ".git/commondir" (500 bytes, 1 lines)`},
+		{"no summary", "edit", tool.Subject{Paths: []string{"a.go"}}, `edit "a.go"`},
+		{"a path is quoted", "edit", tool.Subject{Paths: []string{"a\" (2 edits)"}, Summary: "1 edits"}, `edit "a\" (2 edits)" (1 edits)`},
+		{"every path", "move", tool.Subject{Paths: []string{"a", "b"}}, `move "a" "b"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := fileSubject("write", json.RawMessage(tc.args)); got != tc.subject {
-				t.Errorf("subject %q, want %q", got, tc.subject)
-			}
-			if got := filePreview(json.RawMessage(tc.args)); !strings.HasPrefix(got, tc.preview) {
-				t.Errorf("preview %q, want prefix %q", got, tc.preview)
+			if got := fileSubject(tc.tool, tc.subject); got != tc.want {
+				t.Errorf("subject %q, want %q", got, tc.want)
 			}
 		})
 	}
-	many := `{"path":"a","content":"` + strings.Repeat(`l\n`, 50) + `"}`
-	if p := filePreview(json.RawMessage(many)); strings.Count(p, "\n") != previewLines || !strings.HasSuffix(p, "(31 more lines)") {
+	if p := boundPreview("+ a\n+ b"); p != "+ a\n+ b" {
+		t.Errorf("short preview changed: %q", p)
+	}
+	many := strings.TrimSuffix(strings.Repeat("+ l\n", 51), "\n")
+	if p := boundPreview(many); strings.Count(p, "\n") != previewLines || !strings.HasSuffix(p, "(31 more lines)") {
 		t.Errorf("preview not bounded:\n%s", p)
 	}
 }

@@ -3,7 +3,10 @@
 // then a person), the OS sandbox and its profile, the timeout and output
 // bound, and the audit record. A tool never decides any of that itself.
 // Approvers are interfaces handed in: the gate never imports a frontend.
-// A check that cannot decide asks; it never allows.
+// A check that cannot decide asks; it never allows. The gate never
+// decodes a tool's arguments itself: a command tool states the line it
+// will run (tool.CommandLiner), a file tool the files it will change and
+// a preview (tool.Mutator), and a tool that cannot say is refused.
 //
 // Two sandbox profiles: a command line that runs because nobody needed to
 // be asked (every part below approval.threshold) runs in the auto-run
@@ -328,12 +331,15 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 
 	var res tool.Result
 	var err error
-	switch spec.Class {
-	case tool.Read:
+	remote, isRemote := t.(tool.Remote)
+	switch {
+	case isRemote:
+		res, err = g.runRemote(ctx, cl, t, remote, env)
+	case spec.Class == tool.Read:
 		// A read changes nothing, so it goes on when the audit fails.
 		cl.flush()
 		res, err = t.Run(ctx, &env, c.Args)
-	case tool.Mutating:
+	case spec.Class == tool.Mutating:
 		res, err = g.runFileTool(ctx, cl, t, env)
 	default:
 		res, err = g.runCommand(ctx, cl, t, env)
@@ -361,10 +367,36 @@ func (g *Gate) runFileTool(ctx context.Context, cl *callLog, t tool.Tool, env to
 	if res, no := g.refused(); no {
 		return res, nil
 	}
-	if refusal, ok := g.approveTool(ctx, cl, t.Spec(), env.Workdir); !ok {
+	subject, res, ok := mutation(t, cl.c.Args)
+	if !ok {
+		return res, nil
+	}
+	if refusal, ok := g.approveTool(ctx, cl, t.Spec(), subject, env.Workdir); !ok {
 		return refusal, nil
 	}
-	return g.runMutating(ctx, cl, t, env)
+	return g.runMutating(ctx, cl, t, env, subject)
+}
+
+// mutation asks a file-changing tool what a call changes. A tool that
+// cannot say, or names no file, is refused: a change nobody can name
+// cannot be judged. Arguments the tool rejects come back to the model as
+// the tool words it, and nothing is asked.
+func mutation(t tool.Tool, args json.RawMessage) (tool.Subject, tool.Result, bool) {
+	name := t.Spec().Name
+	m, ok := t.(tool.Mutator)
+	if !ok {
+		why := fmt.Sprintf("tool %s does not declare the files it changes; refused", name)
+		return tool.Subject{}, refusal(why, tool.Errorf("%s", why)), false
+	}
+	subject, err := m.Subject(args)
+	if err != nil {
+		return tool.Subject{}, tool.Errorf("%v", err), false
+	}
+	if len(subject.Paths) == 0 || slices.Contains(subject.Paths, "") {
+		why := fmt.Sprintf("tool %s does not name the files this call changes; refused", name)
+		return tool.Subject{}, refusal(why, tool.Errorf("%s", why)), false
+	}
+	return subject, tool.Result{}, true
 }
 
 // runCommand judges a command tool's line, picks its sandbox profile and
@@ -571,17 +603,17 @@ func partsToAsk(line string, v shell.Verdict) []shell.Part {
 // approveTool asks before a file-changing tool runs. A write to a file
 // that runs outside the sandbox (a git hook, .envrc, a CI workflow: see
 // sensitiveWrite) is dangerous: asked every time, never remembered.
-func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec, workdir string) (tool.Result, bool) {
+func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec, subject tool.Subject, workdir string) (tool.Result, bool) {
 	c := cl.c
 	level, reasons, pattern := shell.Moderate, []string{"changes files in the workspace"}, approval.ToolPattern(spec.Name)
-	if why, ok := sensitiveTarget(c.Args, workdir); ok {
+	if why, ok := sensitiveTarget(subject.Paths, workdir); ok {
 		level, reasons, pattern = shell.Dangerous, []string{why}, ""
 	}
 	if !g.opts.Threshold.Asks(level) {
 		return tool.Result{}, true
 	}
-	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: fileSubject(spec.Name, c.Args), Level: level,
-		Reasons: reasons, Pattern: pattern, Preview: filePreview(c.Args)}
+	req := Request{CallID: c.ID, Tool: spec.Name, Class: spec.Class, Subject: fileSubject(spec.Name, subject), Level: level,
+		Reasons: reasons, Pattern: pattern, Preview: boundPreview(subject.Preview)}
 	if ok, why := g.ask(ctx, cl, req, level < shell.Dangerous); !ok {
 		if res, no := g.refused(); no {
 			return res, false
@@ -591,30 +623,26 @@ func (g *Gate) approveTool(ctx context.Context, cl *callLog, spec tool.Spec, wor
 	return tool.Result{}, true
 }
 
-// sensitiveTarget reports whether a file tool's path argument names, as
-// written or through the symlinks it resolves by, a file that runs outside
-// the sandbox, and why.
-func sensitiveTarget(args json.RawMessage, workdir string) (string, bool) {
-	var a struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(args, &a) != nil || a.Path == "" {
-		return "", false
-	}
-	abs := a.Path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(workdir, abs)
-	}
-	names := []string{a.Path}
-	if rel, err := filepath.Rel(workdir, abs); err == nil {
-		names = append(names, rel)
-	}
-	if rel, ok := resolvedRel(workdir, abs); ok {
-		names = append(names, rel)
-	}
-	for _, n := range names {
-		if why, ok := sensitiveWrite(n); ok {
-			return why, true
+// sensitiveTarget reports whether any of the paths a file tool writes
+// names, as written or through the symlinks it resolves by, a file that
+// runs outside the sandbox, and why.
+func sensitiveTarget(paths []string, workdir string) (string, bool) {
+	for _, p := range paths {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(workdir, abs)
+		}
+		names := []string{p}
+		if rel, err := filepath.Rel(workdir, abs); err == nil {
+			names = append(names, rel)
+		}
+		if rel, ok := resolvedRel(workdir, abs); ok {
+			names = append(names, rel)
+		}
+		for _, n := range names {
+			if why, ok := sensitiveWrite(n); ok {
+				return why, true
+			}
 		}
 	}
 	return "", false
@@ -756,81 +784,34 @@ func verdictDetails(line string, v shell.Verdict) audit.ClassifierVerdict {
 	return d
 }
 
-// fileSubject says what a file tool will change, path first, so that no
-// argument can push the path out of the question.
-func fileSubject(name string, args json.RawMessage) string {
-	var a struct {
-		Path    *string           `json:"path"`
-		Content *string           `json:"content"`
-		Edits   []json.RawMessage `json:"edits"`
+// fileSubject says what a file tool will change, paths first, so that no
+// argument can push a path out of the question.
+func fileSubject(name string, s tool.Subject) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for _, p := range s.Paths {
+		fmt.Fprintf(&b, " %q", p)
 	}
-	if json.Unmarshal(args, &a) != nil || a.Path == nil {
-		return fmt.Sprintf("%s %s", name, clip(string(args), 400))
+	if s.Summary != "" {
+		fmt.Fprintf(&b, " (%s)", s.Summary)
 	}
-	subject := fmt.Sprintf("%s %q", name, *a.Path)
-	switch {
-	case a.Content != nil:
-		subject += fmt.Sprintf(" (%d bytes, %d lines)", len(*a.Content), strings.Count(*a.Content, "\n")+1)
-	case len(a.Edits) > 0:
-		subject += fmt.Sprintf(" (%d edits)", len(a.Edits))
-	}
-	return subject
+	return b.String()
 }
 
 // previewLines bounds a file change's preview.
 const previewLines = 20
 
-// filePreview renders what a write or edit will put in the file.
-func filePreview(args json.RawMessage) string {
-	var a struct {
-		Content *string `json:"content"`
-		OldText string  `json:"old_text"`
-		NewText string  `json:"new_text"`
-		Edits   []struct {
-			OldText string `json:"old_text"`
-			NewText string `json:"new_text"`
-		} `json:"edits"`
-	}
-	if json.Unmarshal(args, &a) != nil {
+// boundPreview keeps the first previewLines lines of what a file tool
+// will write, and says how many more there are.
+func boundPreview(preview string) string {
+	if preview == "" {
 		return ""
 	}
-	var lines []string
-	if a.Content != nil {
-		lines = strings.Split(*a.Content, "\n")
-		for i := range lines {
-			lines[i] = "+ " + lines[i]
-		}
-	} else {
-		edits := a.Edits
-		if a.OldText != "" || a.NewText != "" {
-			edits = append(edits, struct {
-				OldText string `json:"old_text"`
-				NewText string `json:"new_text"`
-			}{a.OldText, a.NewText})
-		}
-		for i, e := range edits {
-			if i > 0 {
-				lines = append(lines, "…")
-			}
-			for _, l := range strings.Split(e.OldText, "\n") {
-				lines = append(lines, "- "+l)
-			}
-			for _, l := range strings.Split(e.NewText, "\n") {
-				lines = append(lines, "+ "+l)
-			}
-		}
-	}
+	lines := strings.Split(preview, "\n")
 	if len(lines) > previewLines {
 		lines = append(lines[:previewLines], fmt.Sprintf("… (%d more lines)", len(lines)-previewLines))
 	}
 	return strings.Join(lines, "\n")
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // Audit writes one line for the current session; events that are not a

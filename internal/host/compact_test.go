@@ -294,6 +294,10 @@ func (p *probeTool) Run(context.Context, *tool.Env, json.RawMessage) (tool.Resul
 
 func (p *probeTool) CommandLine(json.RawMessage) (string, error) { return "true", nil }
 
+func (p *probeTool) Subject(json.RawMessage) (tool.Subject, error) {
+	return tool.Subject{Paths: []string{"probe.txt"}}, nil
+}
+
 // A request refused as too long is compacted and retried once, unless a
 // mutating or command tool ran in the turn: then the run stops and says
 // to /compact.

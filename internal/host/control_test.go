@@ -13,7 +13,9 @@ import (
 // and never before the latest checkpoint, whose summary replaced what
 // came earlier.
 func TestCutBefore(t *testing.T) {
-	user := func(text string) *chat.Message { return &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: text}}} }
+	user := func(text string) *chat.Message {
+		return &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: text}}}
+	}
 	answer := func(text, call string) *chat.Message {
 		m := &chat.Message{Role: chat.Assistant, Content: []chat.Block{{Type: chat.Text, Text: text}}}
 		if call != "" {
@@ -22,7 +24,9 @@ func TestCutBefore(t *testing.T) {
 		return m
 	}
 	steered := &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: "c1", Text: "r"}, {Type: chat.Text, Text: "STEER"}}}
-	rec := func(m *chat.Message) transcript.Record { return transcript.Record{Type: transcript.TypeMessage, Message: m} }
+	rec := func(m *chat.Message) transcript.Record {
+		return transcript.Record{Type: transcript.TypeMessage, Message: m}
+	}
 	// A checkpoint keeps the latest prompt in the summary's message.
 	summary := chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: summaryMark + "\nSUMMARY"}, {Type: chat.Text, Text: "P2"}}}
 	plain := []transcript.Record{rec(user("P1")), rec(answer("a", "c1")), rec(steered), rec(answer("b", "")), rec(user("P2")), rec(answer("c", ""))}

@@ -139,24 +139,13 @@ func BuildTools(cfg *Config, p *Project, exts []Extension, stderr io.Writer, ins
 	return ts, nil
 }
 
-// describe gives `wisp tools` the limits and example of any tool.
-func (ts *ToolSet) Describe(name string) ([]string, string) {
-	t, ok := ts.All.Get(name)
-	if c, isCustom := t.(*custom.Tool); ok && isCustom {
-		l := c.Limits()
-		var limits []string
-		if l.Timeout > 0 {
-			limits = append(limits, fmt.Sprintf("timeout %s", l.Timeout))
-		} else {
-			limits = append(limits, "timeout: commandTimeoutSeconds")
-		}
-		if l.WorkingDirectory != "" {
-			limits = append(limits, "runs in "+l.WorkingDirectory)
-		}
-		limits = append(limits, "runs `"+l.Command+"` through the gate: policy, classifier, approval, sandbox, output bound")
-		return limits, l.Example
+// AddMCP registers the tools of the user's MCP servers, after every
+// other tool, so that exposure treats them as it does the rest.
+func (ts *ToolSet) AddMCP(tools []tool.Tool) {
+	for _, t := range tools {
+		ts.All.Add(t)
+		ts.Sources[t.Spec().Name] = "mcp"
 	}
-	return builtin.Describe(name)
 }
 
 // systemPrompt builds the system prompt for the exposed tools, with the

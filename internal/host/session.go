@@ -15,6 +15,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/keys"
+	"github.com/wisp-agent/wisp/internal/mcp"
 	"github.com/wisp-agent/wisp/internal/provider"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
@@ -48,6 +49,9 @@ type Session struct {
 	endBurst func()
 	project  *Project
 	toolset  *ToolSet
+	// mcp are the user's MCP servers (mcp.go); nil when none are
+	// configured.
+	mcp *mcp.Servers
 	// temp is the run's private folder and its commands' temporary
 	// folder (scratch.go).
 	temp runTemp
@@ -138,6 +142,10 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	}
 	s.bash = s.toolset.Bash
 	s.closers = append(s.closers, s.bash.Close)
+	if err := s.startMCP(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.tools, err = exposedTools(o, s.toolset.All, interactive)
 	if err != nil {
 		s.Close()
@@ -185,6 +193,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	s.gate = gate.New(gopts)
 
 	s.gate.Audit(0, "", audit.SessionStart{Cwd: sys.Workdir, Provider: s.choice.Name, Model: s.choice.Model, Mode: fe.Mode, Sandbox: s.parts.sandboxNote, Trusted: s.project.Decision.Trusted})
+	s.auditMCP()
 
 	s.agent = agent.New(agent.Options{
 		Provider:          prov,

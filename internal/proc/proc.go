@@ -8,9 +8,9 @@
 // helper's to end: proc signals the helper's group, and the helper
 // contains the rest (see internal/sandbox), also when wisp itself dies.
 //
-// proc never builds the command itself beyond DefaultShell: the caller
-// (the gate, which wraps the sandbox) hands in the *exec.Cmd. It never
-// decides whether a command may run.
+// proc never builds the command itself: the caller (the gate, which wraps
+// the sandbox) hands in the *exec.Cmd, and there is no unsandboxed shell
+// to fall back on. It never decides whether a command may run.
 package proc
 
 import (
@@ -25,7 +25,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wisp-agent/wisp/internal/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -99,14 +98,6 @@ type Outcome struct {
 
 // TimedOut tells whether the timeout ended the process.
 func (o Outcome) TimedOut() bool { return o.State == TimedOut }
-
-// DefaultShell builds the process for a shell line when no gate supplies
-// one: the same shell and filtered environment as the sandbox uses, but
-// unconfined. Only tests reach it; wisp itself always runs lines through
-// the gate's shell.
-func DefaultShell(line, dir string) *exec.Cmd {
-	return sandbox.Command(sandbox.Config{}, "", line, dir)
-}
 
 // Run starts cmd and waits for it, ending its process group on timeout or
 // when ctx is done. The error is set only when the command could not start.

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wisp-agent/wisp/internal/sandbox"
 )
 
 // quick keeps kill escalation short so the tests stay fast.
@@ -18,7 +20,9 @@ func quick(dir string) Options {
 	return Options{Grace: 200 * time.Millisecond, Drain: 200 * time.Millisecond, Dir: dir}
 }
 
-func sh(line, dir string) *exec.Cmd { return DefaultShell(line, dir) }
+// sh is the plain shell the sandbox helper would run, unconfined: proc
+// only runs what it is handed.
+func sh(line, dir string) *exec.Cmd { return sandbox.Command(sandbox.Config{}, "", line, dir) }
 
 func TestRun(t *testing.T) {
 	tests := []struct {

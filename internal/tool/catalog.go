@@ -18,16 +18,17 @@ type Info struct {
 	Example     string          `json:"example"`
 }
 
-// Describer is implemented by tools that can state their limits and an
-// example prompt.
+// Describer is implemented by every built-in and custom tool: it states
+// the tool's limits (the numbers the tool enforces) and an example prompt
+// that would make the model call it. An extension tool may leave it out;
+// the catalogue then lists no limits and no example for it.
 type Describer interface {
 	Describe() (limits []string, example string)
 }
 
-// Catalog describes every tool of r, in order. source names where each
-// tool came from; describe supplies limits and examples for tools that do
-// not implement Describer (nil: none).
-func Catalog(r *Registry, source func(name string) string, describe func(name string) ([]string, string)) []Info {
+// Catalog describes every tool of r, in order, as each tool describes
+// itself. source names where each tool came from.
+func Catalog(r *Registry, source func(name string) string) []Info {
 	var out []Info
 	for _, name := range r.Names() {
 		t, _ := r.Get(name)
@@ -35,8 +36,6 @@ func Catalog(r *Registry, source func(name string) string, describe func(name st
 		info := Info{Name: s.Name, Description: s.Description, Class: s.Class, Schema: s.Schema, Source: source(name)}
 		if d, ok := t.(Describer); ok {
 			info.Limits, info.Example = d.Describe()
-		} else if describe != nil {
-			info.Limits, info.Example = describe(name)
 		}
 		if info.Limits == nil {
 			info.Limits = []string{}

@@ -67,9 +67,11 @@ type Env struct {
 	Workdir string
 	// TempDir is where tools may spill large output.
 	TempDir string
-	// Shell builds the process for a shell line. The gate supplies it so
-	// that the sandbox wraps every command; tools never build one
-	// themselves. The caller owns starting, killing and waiting.
+	// Shell builds the process for a shell line. The gate always supplies
+	// it so that the sandbox wraps every command; tools never build one
+	// themselves, and a command tool handed none runs nothing (there is
+	// no unsandboxed fallback). The caller owns starting, killing and
+	// waiting.
 	Shell func(line, dir string) *exec.Cmd
 	// Protected tells whether an absolute path is a protected secret that
 	// no file tool may read or write (nil: none).

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,6 +78,18 @@ func (b *BashTool) Spec() tool.Spec {
 		Schema:      json.RawMessage(bashSchema),
 		Class:       tool.Command,
 	}
+}
+
+// Describe states the limits bash enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (*BashTool) Describe() (limits []string, example string) {
+	return []string{
+			fmt.Sprintf("default timeout %s (commandTimeoutSeconds), then SIGTERM to the process group and SIGKILL %s later", spacedSeconds(bashDefaultTimeout), spacedSeconds(proc.DefaultGrace)),
+			fmt.Sprintf("output bound %d KB / %s lines per stream, tail kept, whole output saved under $TMPDIR", proc.DefaultBoundBytes>>10, thousands(proc.DefaultBoundLines)),
+			"sandboxed: writes only in the workspace, $TMPDIR and configured paths",
+			fmt.Sprintf("start/poll/cancel: at most %d managed processes, lifetime %s by default", bashMaxProcesses, spacedSeconds(bashDefaultLifetime)),
+		},
+		"Run the test suite and summarise any failures."
 }
 
 // CommandLine returns the shell line a run or start call will run. Poll
@@ -172,6 +183,10 @@ func commandOutcome(o proc.Outcome) *tool.CommandOutcome {
 }
 
 func (b *BashTool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
+	cmd, err := shellCommand(env, c.command, env.Workdir)
+	if err != nil {
+		return tool.Errorf("could not start the command: %v", err)
+	}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -183,7 +198,7 @@ func (b *BashTool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Re
 		return tool.Errorf("%d processes are running (%s); cancel one first", len(ids), strings.Join(ids, ", "))
 	}
 	// Started under the lock so that Close never misses a process.
-	p, err := proc.Start(bashCommand(env, c.command), proc.Options{Timeout: c.lifetime, Dir: env.TempDir, Bound: bashBound(env)})
+	p, err := proc.Start(cmd, proc.Options{Timeout: c.lifetime, Dir: env.TempDir, Bound: bashBound(env)})
 	if err != nil {
 		b.mu.Unlock()
 		return tool.Errorf("could not start the command: %v", err)
@@ -300,15 +315,6 @@ func bashWait(ctx context.Context, p *proc.Process, d time.Duration) {
 	}
 }
 
-// bashCommand builds the process through the gate's shell, which wraps
-// the sandbox, falling back to a plain /bin/sh.
-func bashCommand(env *tool.Env, line string) *exec.Cmd {
-	if env.Shell != nil {
-		return env.Shell(line, env.Workdir)
-	}
-	return proc.DefaultShell(line, env.Workdir)
-}
-
 func writeBashExit(w *strings.Builder, o proc.Outcome) {
 	if o.Signal != "" {
 		fmt.Fprintf(w, "exit_code: %d (ended by %s)\n", o.ExitCode, o.Signal)
@@ -364,6 +370,11 @@ func bashFullOutput(s proc.Stream) string {
 
 func bashSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+// spacedSeconds writes d as the descriptions do: "60 s".
+func spacedSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // bashCall is a checked call.

@@ -12,13 +12,19 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wisp-agent/wisp/internal/sandbox"
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
 func bashEnv(t *testing.T) *tool.Env {
 	t.Helper()
-	return &tool.Env{Workdir: t.TempDir(), TempDir: t.TempDir()}
+	return &tool.Env{Workdir: t.TempDir(), TempDir: t.TempDir(), Shell: testShell}
 }
+
+// testShell is the plain shell the sandbox helper would run, unconfined:
+// these tests are about the tool, not the sandbox, and the gate is what
+// supplies a shell in wisp.
+func testShell(line, dir string) *exec.Cmd { return sandbox.Command(sandbox.Config{}, "", line, dir) }
 
 func bashCallT(t *testing.T, b *BashTool, env *tool.Env, args string) tool.Result {
 	t.Helper()

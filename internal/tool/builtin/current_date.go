@@ -37,6 +37,12 @@ func (currentDate) Spec() tool.Spec {
 	}
 }
 
+// Describe states the limits current_date enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (currentDate) Describe() (limits []string, example string) {
+	return nil, "What day of the week is it?"
+}
+
 func (c currentDate) Run(_ context.Context, _ *tool.Env, args json.RawMessage) (tool.Result, error) {
 	if msg := currentDateNoArgs(args); msg != "" {
 		return tool.Errorf("current_date: %s", msg), nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -39,11 +40,53 @@ type editArgs struct {
 
 type editTool struct{}
 
+var _ tool.Mutator = editTool{}
+
 // Edit returns the edit tool: exact-match replacements with a diff back.
 func Edit() tool.Tool { return editTool{} }
 
 func (editTool) Spec() tool.Spec {
 	return tool.Spec{Name: "edit", Description: strings.TrimSpace(editDescription), Schema: editSchema, Class: tool.Mutating}
+}
+
+// Describe states the limits edit enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (editTool) Describe() (limits []string, example string) {
+	return []string{"each old text must match exactly once", "all edits apply or none", "returns a unified diff", "asks for approval"},
+		"Rename the function parseFlags to parseArgs in internal/cli/flags.go."
+}
+
+// Subject names the file a call changes, how many edits it makes and
+// each edit as -old/+new lines, for the gate to judge and show before
+// anything is changed. It checks the arguments as Run does.
+func (editTool) Subject(raw json.RawMessage) (tool.Subject, error) {
+	var a editArgs
+	if msg := decodeFileArgs(raw, &a); msg != "" {
+		return tool.Subject{}, errors.New(msg)
+	}
+	pairs, msg := editPairs(a)
+	if msg != "" {
+		return tool.Subject{}, errors.New(msg)
+	}
+	s := tool.Subject{Paths: []string{a.Path}}
+	if a.Edits != nil {
+		// "1 edits" as the approval question has always said it.
+		s.Summary = fmt.Sprintf("%d edits", len(a.Edits))
+	}
+	var lines []string
+	for i, e := range pairs {
+		if i > 0 {
+			lines = append(lines, "…")
+		}
+		for _, l := range strings.Split(e.old, "\n") {
+			lines = append(lines, "- "+l)
+		}
+		for _, l := range strings.Split(e.new, "\n") {
+			lines = append(lines, "+ "+l)
+		}
+	}
+	s.Preview = strings.Join(lines, "\n")
+	return s, nil
 }
 
 // textEdit is one replacement located in the original text.

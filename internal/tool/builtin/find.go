@@ -36,6 +36,13 @@ func (findTool) Spec() tool.Spec {
 	return tool.Spec{Name: "find", Description: strings.TrimSpace(findDescription), Schema: findSchema, Class: tool.Read}
 }
 
+// Describe states the limits find enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (findTool) Describe() (limits []string, example string) {
+	return []string{fmt.Sprintf("at most %s paths", thousands(findMaxResults)), "respects .gitignore"},
+		"List all the Go test files under internal/."
+}
+
 // pathGlob matches a walked entry against a find or grep glob: without a
 // slash against the name alone, with one against the path below the
 // search folder.

@@ -39,6 +39,13 @@ func (grepTool) Spec() tool.Spec {
 	return tool.Spec{Name: "grep", Description: strings.TrimSpace(grepDescription), Schema: grepSchema, Class: tool.Read}
 }
 
+// Describe states the limits grep enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (grepTool) Describe() (limits []string, example string) {
+	return []string{"RE2 syntax", fmt.Sprintf("at most %d matches, 500 characters a line, 50 KB in all", grepMaxMatches), "skips .git, binary and .gitignored files"},
+		"Find every call to os.Exit in this repository."
+}
+
 func (grepTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
 	var a grepArgs
 	if msg := decodeFileArgs(raw, &a); msg != "" {

@@ -37,6 +37,13 @@ func (inspectTool) Spec() tool.Spec {
 	return tool.Spec{Name: "inspect", Description: strings.TrimSpace(inspectDescription), Schema: json.RawMessage(inspectSchema), Class: tool.Read}
 }
 
+// Describe states the limits inspect enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (inspectTool) Describe() (limits []string, example string) {
+	return []string{"what = config, status, approvals or audit", "last ≤ 100", fmt.Sprintf("at most %d KiB", inspectLimit>>10)},
+		"Which commands have I approved for this project?"
+}
+
 func (t inspectTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) (tool.Result, error) {
 	var a struct {
 		What string `json:"what"`

@@ -33,6 +33,13 @@ func (lsTool) Spec() tool.Spec {
 	return tool.Spec{Name: "ls", Description: strings.TrimSpace(lsDescription), Schema: lsSchema, Class: tool.Read}
 }
 
+// Describe states the limits ls enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (lsTool) Describe() (limits []string, example string) {
+	return []string{fmt.Sprintf("at most %d entries", lsMaxEntries)},
+		"What is in the docs folder?"
+}
+
 func (lsTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
 	var a lsArgs
 	if msg := decodeFileArgs(raw, &a); msg != "" {

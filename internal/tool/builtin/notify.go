@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -54,6 +55,13 @@ func (*NotifyTool) Spec() tool.Spec {
 		Schema:      json.RawMessage(notifySchema),
 		Class:       tool.Read,
 	}
+}
+
+// Describe states the limits notify enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (*NotifyTool) Describe() (limits []string, example string) {
+	return []string{fmt.Sprintf("title ≤ %d and message ≤ %d characters", notifyMaxTitle, notifyMaxMessage), fmt.Sprintf("at most %d a minute", notifyPerMinute), "delivered only to a terminal (OSC 9)"},
+		"Run the build and notify me when it is done."
 }
 
 func (n *NotifyTool) Run(_ context.Context, env *tool.Env, args json.RawMessage) (tool.Result, error) {

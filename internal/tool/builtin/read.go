@@ -46,6 +46,13 @@ func (readTool) Spec() tool.Spec {
 	return tool.Spec{Name: "read", Description: strings.TrimSpace(readDescription), Schema: readSchema, Class: tool.Read}
 }
 
+// Describe states the limits read enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (readTool) Describe() (limits []string, example string) {
+	return []string{fmt.Sprintf("at most %s lines or %d KB a call; continue with offset", thousands(readMaxLines), readMaxBytes>>10), "text files only", "inside the working directory; protected paths refused"},
+		"Read internal/cli/cli.go and explain how exit codes are chosen."
+}
+
 func (readTool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) (tool.Result, error) {
 	var a readArgs
 	if msg := decodeFileArgs(raw, &a); msg != "" {

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -18,9 +19,11 @@ import (
 // 0 means env.CommandTimeout, or 60 s when that is 0 too. Other command
 // tools (custom tools) call it so that a line runs the same way whichever
 // tool asked for it; deciding whether it may run is the gate's job.
+// Without env.Shell nothing runs and the result says why.
 func RunLine(ctx context.Context, env *tool.Env, line, dir string, timeout time.Duration) tool.Result {
-	if env == nil {
-		env = &tool.Env{}
+	cmd, err := shellCommand(env, line, dir)
+	if err != nil {
+		return tool.Errorf("could not run the command: %v", err)
 	}
 	if timeout <= 0 {
 		timeout = env.CommandTimeout
@@ -28,10 +31,7 @@ func RunLine(ctx context.Context, env *tool.Env, line, dir string, timeout time.
 	if timeout <= 0 {
 		timeout = bashDefaultTimeout
 	}
-	if dir == "" {
-		dir = env.Workdir
-	}
-	o, err := proc.Run(ctx, shellCommand(env, line, dir), proc.Options{Timeout: timeout, Dir: env.TempDir, Bound: bashBound(env)})
+	o, err := proc.Run(ctx, cmd, proc.Options{Timeout: timeout, Dir: env.TempDir, Bound: bashBound(env)})
 	if err != nil {
 		return tool.Errorf("could not run the command: %v", err)
 	}
@@ -49,11 +49,18 @@ func RunLine(ctx context.Context, env *tool.Env, line, dir string, timeout time.
 	return tool.Result{Content: w.String(), IsError: o.State != proc.Exited, Command: commandOutcome(o)}
 }
 
-// shellCommand builds the process for line in dir through the gate's
-// shell, which wraps the sandbox, falling back to a plain /bin/sh.
-func shellCommand(env *tool.Env, line, dir string) *exec.Cmd {
-	if env.Shell != nil {
-		return env.Shell(line, dir)
+// errNoShell is why a command tool that was handed no shell runs
+// nothing: a process built any other way would run outside the sandbox.
+var errNoShell = errors.New("no shell was supplied: commands run only through wisp's gate, which wraps them in the sandbox")
+
+// shellCommand builds the process for line through the gate's shell, in
+// dir (empty: env.Workdir). There is deliberately no fallback.
+func shellCommand(env *tool.Env, line, dir string) (*exec.Cmd, error) {
+	if env == nil || env.Shell == nil {
+		return nil, errNoShell
 	}
-	return proc.DefaultShell(line, dir)
+	if dir == "" {
+		dir = env.Workdir
+	}
+	return env.Shell(line, dir), nil
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wisp-agent/wisp/internal/proc"
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
@@ -43,7 +42,7 @@ func TestRunLine(t *testing.T) {
 			env := &tool.Env{Workdir: work, TempDir: t.TempDir(), CommandTimeout: tc.envTO,
 				Shell: func(line, dir string) *exec.Cmd {
 					shellDir = dir
-					return proc.DefaultShell(line, dir)
+					return testShell(line, dir)
 				}}
 			dir := ""
 			if tc.dir != "" {
@@ -83,10 +82,22 @@ func TestRunLineMatchesBash(t *testing.T) {
 	}
 }
 
-func TestRunLineNilEnv(t *testing.T) {
-	res := RunLine(context.Background(), nil, "echo hi", t.TempDir(), 0)
-	if res.IsError || !strings.Contains(res.Content, "hi") {
-		t.Fatalf("RunLine with nil env = %+v", res)
+// TestRunLineNeedsAShell: without the gate's shell nothing runs, and the
+// result says why; there is no unsandboxed fallback.
+func TestRunLineNeedsAShell(t *testing.T) {
+	dir := t.TempDir()
+	line := "touch " + filepath.Join(dir, "ran")
+	for name, env := range map[string]*tool.Env{"nil env": nil, "no shell": {Workdir: dir, TempDir: t.TempDir()}} {
+		t.Run(name, func(t *testing.T) {
+			res := RunLine(context.Background(), env, line, dir, 0)
+			const want = "error: could not run the command: no shell was supplied: commands run only through wisp's gate, which wraps them in the sandbox"
+			if !res.IsError || res.Content != want || res.Command != nil {
+				t.Errorf("RunLine = %+v, want %q", res, want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Error("the line ran")
+			}
+		})
 	}
 }
 

@@ -32,6 +32,13 @@ func (skillTool) Spec() tool.Spec {
 	return tool.Spec{Name: "skill", Description: strings.TrimSpace(skillDescription), Schema: skillSchema, Class: tool.Read}
 }
 
+// Describe states the limits skill enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (skillTool) Describe() (limits []string, example string) {
+	return []string{"reads a skill's SKILL.md or one of its files", "no traversal, no symlinks, protected paths refused"},
+		"Use the release skill to prepare a release."
+}
+
 func (s skillTool) Run(ctx context.Context, _ *tool.Env, raw json.RawMessage) (tool.Result, error) {
 	var a skillArgs
 	if msg := decodeFileArgs(raw, &a); msg != "" {

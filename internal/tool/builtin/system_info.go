@@ -35,6 +35,13 @@ func (systemInfo) Spec() tool.Spec {
 	}
 }
 
+// Describe states the limits system_info enforces and an example prompt, for
+// `wisp tools --markdown` and wisp://tools.md.
+func (systemInfo) Describe() (limits []string, example string) {
+	return []string{"topics os, cpu, memory, disk, processes, ports", "at most 15 rows and 4,096 bytes"},
+		"How much free disk space is there?"
+}
+
 func (systemInfo) Run(_ context.Context, env *tool.Env, args json.RawMessage) (tool.Result, error) {
 	var a struct {
 		Topic string `json:"topic"`

@@ -129,6 +129,7 @@ type Limits struct {
 var (
 	_ tool.Tool         = (*Tool)(nil)
 	_ tool.CommandLiner = (*Tool)(nil)
+	_ tool.Describer    = (*Tool)(nil)
 )
 
 // Names lists the tools' names in order.
@@ -152,6 +153,22 @@ func (t *Tool) Limits() Limits {
 		args[i].Default = bytes.Clone(a.Default)
 	}
 	return Limits{Timeout: t.timeout, WorkingDirectory: t.dir, Arguments: args, Command: t.command, Example: t.example()}
+}
+
+// Describe states the tool's limits and an example prompt, for `wisp
+// tools --markdown` and wisp://tools.md.
+func (t *Tool) Describe() (limits []string, example string) {
+	l := t.Limits()
+	if l.Timeout > 0 {
+		limits = append(limits, fmt.Sprintf("timeout %s", l.Timeout))
+	} else {
+		limits = append(limits, "timeout: commandTimeoutSeconds")
+	}
+	if l.WorkingDirectory != "" {
+		limits = append(limits, "runs in "+l.WorkingDirectory)
+	}
+	limits = append(limits, "runs `"+l.Command+"` through the gate: policy, classifier, approval, sandbox, output bound")
+	return limits, l.Example
 }
 
 // Spec describes the tool to the model, its description exactly as the

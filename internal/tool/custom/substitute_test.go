@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wisp-agent/wisp/internal/proc"
+	"github.com/wisp-agent/wisp/internal/sandbox"
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
@@ -179,7 +179,7 @@ func TestRun(t *testing.T) {
 			var shellDir string
 			env := &tool.Env{Workdir: work, TempDir: t.TempDir(), Shell: func(line, dir string) *exec.Cmd {
 				shellDir = dir
-				return proc.DefaultShell(line, dir)
+				return sandbox.Command(sandbox.Config{}, "", line, dir)
 			}}
 			res, err := tl.Run(context.Background(), env, json.RawMessage(tc.args))
 			if err != nil {
