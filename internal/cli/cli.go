@@ -79,6 +79,7 @@ const usageHead = `wisp: a coding agent for your terminal
 Usage:
   wisp [flags] [PROMPT]          interactive conversation (on a terminal)
   wisp -p [flags] PROMPT         print mode: answer once, final text on stdout
+  wisp --mode rpc [flags]        drive a session with JSON Lines on stdin and stdout (docs/rpc.md)
   wisp sessions [--all]          list this folder's saved sessions (--all: every folder's)
   wisp classify [--json] -- CMD  show how the gate judges a shell line
   wisp logs [--session ID] [--kind K]... [--tool NAME] [--last N] [--json] [--follow]
