@@ -30,6 +30,7 @@ func TestInteractiveCompact(t *testing.T) {
 		{"/compact keep the port numbers", "wisp: compacted the conversation (as asked): 2 messages summarised, the latest turn kept as it was"},
 		{"NEXT-QUESTION", "answer three"},
 		{"/help", "/compact [instructions]"},
+		{"/mcp", "no MCP servers are configured"},
 	}
 	for _, st := range steps {
 		io.WriteString(master, st.typed+"\n")

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/host"
+	"github.com/wisp-agent/wisp/internal/mcp"
 
 	"github.com/wisp-agent/wisp/internal/termtext"
 )
@@ -86,6 +88,10 @@ func Run(ctx context.Context, s *host.Session, t *Terminal, sys host.IO, chdir s
 			continue
 		case "/help":
 			fmt.Fprintln(out, helpLine)
+			pending = ""
+			continue
+		case "/mcp":
+			showMCP(s, out)
 			pending = ""
 			continue
 		}
@@ -176,8 +182,19 @@ func turn(ctx context.Context, s *host.Session, t *Terminal, sys host.IO, prompt
 }
 
 // helpLine is what /help says.
-const helpLine = "/init writes a starter AGENTS.md · /compact [instructions] replaces the conversation so far with a summary, keeping the latest turn · /exit leaves · Ctrl-C cancels a turn, twice quits\n" +
+const helpLine = "/init writes a starter AGENTS.md · /mcp shows your MCP servers · /compact [instructions] replaces the conversation so far with a summary, keeping the latest turn · /exit leaves · Ctrl-C cancels a turn, twice quits\n" +
 	"while wisp works: a line you type steers it (sent after the running step) · /followup TEXT runs TEXT once it is done"
+
+// showMCP is /mcp: the session's MCP servers as they are now, one line
+// each; nothing is reconnected.
+func showMCP(s *host.Session, out io.Writer) {
+	list := s.MCPStatus()
+	if len(list) == 0 {
+		fmt.Fprintln(out, "no MCP servers are configured (mcp_servers in ~/.wisp/settings.json)")
+		return
+	}
+	_ = mcp.WriteStatus(out, list)
+}
 
 // whileRunning takes a line typed while a turn runs: /followup TEXT
 // queues TEXT to run once the turn is done; other text steers the turn.

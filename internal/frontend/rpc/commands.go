@@ -10,6 +10,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/host"
+	"github.com/wisp-agent/wisp/internal/mcp"
 )
 
 // command is one entry of the table: its name, what it does, its
@@ -90,6 +91,7 @@ func commandTable() (map[string]command, []string) {
 		cmd("compact", "summarize the conversation into a checkpoint", (*server).compact),
 		cmd("set_model", "the model later requests ask for", (*server).setModel),
 		cmd("get_tools", "the tools the model sees", (*server).getTools),
+		cmd("get_mcp_status", "the user's MCP servers: state, tools, failure (no reconnecting)", (*server).getMCPStatus),
 		cmd("get_commands", "these commands and their fields", (*server).getCommands),
 		cmd("shutdown", "close the session and exit 0", (*server).shutdown),
 	}
@@ -363,6 +365,17 @@ func (srv *server) getTools(*noParams) (toolList, *Error) {
 		out = append(out, toolView{Name: t.Name, Description: t.Description, Class: string(t.Class), Schema: t.Schema})
 	}
 	return toolList{out}, nil
+}
+
+// mcpList is get_mcp_status's data.
+type mcpList struct {
+	Servers []mcp.Status `json:"servers"`
+}
+
+// getMCPStatus is the session's snapshot of its MCP servers; it never
+// reconnects one.
+func (srv *server) getMCPStatus(*noParams) (mcpList, *Error) {
+	return mcpList{srv.sess.MCPStatus()}, nil
 }
 
 // fieldView is a command's parameter on the wire.

@@ -33,8 +33,8 @@ func TestEveryCommand(t *testing.T) {
 			cmds := c.ok("get_commands", nil)
 			var list []commandView
 			_ = json.Unmarshal(cmds["commands"], &list)
-			if len(list) != 18 {
-				t.Fatalf("get_commands lists %d commands, want 18", len(list))
+			if len(list) != 19 {
+				t.Fatalf("get_commands lists %d commands, want 19", len(list))
 			}
 			st := c.ok("get_state", nil)
 			first := str(st["session_id"])
@@ -78,6 +78,9 @@ func TestEveryCommand(t *testing.T) {
 			reqs := w.srv.Requests()
 			if last := reqs[len(reqs)-1]; !strings.Contains(string(last.Body), `"other-model"`) {
 				t.Fatalf("the request after set_model does not name the model: %s", last.Body)
+			}
+			if d := c.ok("get_mcp_status", nil); string(d["servers"]) != "[]" {
+				t.Fatalf("get_mcp_status with no servers: %s", d["servers"])
 			}
 			tools := c.ok("get_tools", nil)
 			if !strings.Contains(string(tools["tools"]), `"name":"bash"`) {
