@@ -91,6 +91,7 @@ Usage:
                                  whether a project's own files are read
   wisp skills                    the skills a session gets
   wisp mcp status [--json]       your MCP servers: state, tools, failures
+  wisp mcp serve [--yes]         wisp's tools for an MCP client, over stdio
   wisp config                    the effective configuration and its sources
   wisp help [COMMAND]            this help, or a command's (also: wisp COMMAND --help)
 

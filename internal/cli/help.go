@@ -43,14 +43,30 @@ per tool.
   --markdown   one section per tool with its limits and an example
 `),
 	"mcp": text(`Usage: wisp mcp status [--json]
+       wisp mcp serve [--yes] [--allow-tool NAME]... [--all-tools] [--allow-read-tools]
 
-Starts the MCP servers of ~/.wisp/settings.json (mcp_servers), waits for
-each to connect and list its tools (10 s at most), and shows one line per
-server: its name, state (ready, failed or skipped), how many of its tools
-a session gets, and why it failed or was skipped. The reasons never quote
-a server's command, arguments, environment or output.
+wisp mcp status starts the MCP servers of ~/.wisp/settings.json
+(mcp_servers), waits for each to connect and list its tools (10 s at
+most), and shows one line per server: its name, state (ready, failed or
+skipped), how many of its tools a session gets, and why it failed or was
+skipped. The reasons never quote a server's command, arguments,
+environment or output.
 
   --json   the same as a JSON array, with each server's tool names
+
+wisp mcp serve serves wisp's tools (as wisp tools lists them) to an MCP
+client on stdin and stdout, with the resources wisp://tools (JSON) and
+wisp://tools.md (the text of wisp tools --markdown). Every call goes
+through the gate: policy, classifier, sandbox, output bound and audit.
+Stdout carries only MCP frames; diagnostics go to stderr.
+
+  --yes                approve the calls the gate would ask about (the
+                       policy's deny rules still win); without it they
+                       are asked through MCP elicitation when the client
+                       offers it, and refused otherwise
+  --allow-tool NAME    serve this tool (repeatable)
+  --allow-read-tools   serve the read tools
+  --all-tools          serve every tool (the default without these flags)
 `),
 	"skills": text(`Usage: wisp skills
 

@@ -1,0 +1,100 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/tool"
+)
+
+// servedSource marks the tools a session took from the user's MCP
+// servers: wisp serves its own tools, never another server's again.
+const servedSource = "mcp"
+
+// ServedTools are the exposed tools a frontend may call directly with
+// CallTool, in the order the model would see them: the built-ins, skill,
+// extension and custom tools, without the ones taken from MCP servers.
+func (s *Session) ServedTools() []tool.Spec {
+	var out []tool.Spec
+	for _, spec := range s.tools.Specs() {
+		if s.toolset.Sources[spec.Name] != servedSource {
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
+// Catalog is the catalogue `wisp tools --json` prints for this folder:
+// every tool the session could get, custom ones last, without the ones
+// taken from MCP servers (which `wisp tools` does not start).
+func (s *Session) Catalog() []tool.Info {
+	own := tool.NewRegistry()
+	for _, name := range s.toolset.All.Names() {
+		if t, ok := s.toolset.All.Get(name); ok && s.toolset.Sources[name] != servedSource {
+			own.Add(t)
+		}
+	}
+	return tool.Catalog(own, func(n string) string { return s.toolset.Sources[n] })
+}
+
+// CallTool runs one call of a served tool through the session's gate as
+// the agent runs a model's call: policy, classifier, the session's
+// approver, sandbox, output bound and audit, but no model and no turn.
+// A refusal or a failure of the tool is a Result with IsError set; the
+// error is for a name that is not served or a call that could not be
+// made at all.
+func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (tool.Result, error) {
+	t, ok := s.servedTool(name)
+	if !ok {
+		return tool.Result{}, fmt.Errorf("unknown tool %q; served tools: %s", name, strings.Join(s.servedNames(), ", "))
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		return tool.Errorf("malformed arguments for %s: not valid JSON", name), nil
+	}
+	id, err := callID()
+	if err != nil {
+		return tool.Result{}, err
+	}
+	env := tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.spill}
+	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args}, t, env)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Errorf("cancelled: %v", err), nil
+		}
+		return tool.Errorf("%s failed: %v", name, err), nil
+	}
+	return res, nil
+}
+
+func (s *Session) servedTool(name string) (tool.Tool, bool) {
+	if s.toolset.Sources[name] == servedSource {
+		return nil, false
+	}
+	return s.tools.Get(name)
+}
+
+func (s *Session) servedNames() []string {
+	var names []string
+	for _, spec := range s.ServedTools() {
+		names = append(names, spec.Name)
+	}
+	return names
+}
+
+// callID names one direct call uniquely without shared state: the audit
+// and the approval questions key on it, like the model's call ids.
+func callID() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("make a call id: %w", err)
+	}
+	return "mcp_" + hex.EncodeToString(b[:]), nil
+}
