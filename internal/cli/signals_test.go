@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wisp-agent/wisp/internal/provider/fake"
+	"github.com/wisp-agent/wisp/internal/testbin"
 )
 
 // These tests build and run the real wisp binary against the fake
@@ -29,14 +30,16 @@ import (
 // signal. (A built binary, not this test binary re-executed: wisp starts
 // copies of itself for the sandbox, which must be wisp.)
 
-// wispBinary builds cmd/wisp into the test's own folder.
-func wispBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "wisp")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/wisp-agent/wisp/cmd/wisp").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+// wisp is the package's build of cmd/wisp.
+var wisp testbin.Wisp
+
+// wispBinary builds cmd/wisp once for the package's tests.
+func wispBinary(t *testing.T) string { return wisp.Path(t) }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	wisp.Remove()
+	os.Exit(code)
 }
 
 // signalWorld is one wisp run's private home, workspace and fake provider.

@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/provider/fake"
+	"github.com/wisp-agent/wisp/internal/testbin"
 )
 
 // The conformance tests run the real wisp binary with --mode rpc against
@@ -22,37 +22,15 @@ import (
 // wisp sends can be read back. (A built binary, not this test binary
 // re-executed: wisp starts copies of itself for the sandbox.)
 
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
-}
+// wisp is the package's build of cmd/wisp.
+var wisp testbin.Wisp
 
 // wispBinary builds cmd/wisp once for the package's tests.
-func wispBinary(t *testing.T) string {
-	t.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "wisp-rpc-test-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "wisp")
-		if out, err := exec.Command("go", "build", "-o", built.bin, "github.com/wisp-agent/wisp/cmd/wisp").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
+func wispBinary(t *testing.T) string { return wisp.Path(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.bin != "" {
-		_ = os.RemoveAll(filepath.Dir(built.bin))
-	}
+	wisp.Remove()
 	os.Exit(code)
 }
 
