@@ -15,10 +15,13 @@ type Cmd struct {
 	R     *Result
 	Hops  int
 	Verbs *rules.Verbs // what the program's table entry says of its verbs
-	// valueOpts are the options the program's table entry lists as taking
+	// ValueOpts are the options the program's table entry lists as taking
 	// a value (values, optional, posix), worked out once per program; nil
 	// for a rule that does not read its entry.
 	ValueOpts *Spec
+	// Judge judges another command as the tables and judgements say
+	// (python -m pip is judged as pip); set by whoever judges this one.
+	Judge func(*Cmd)
 }
 
 func (k *Cmd) Add(l Level, reason string) { k.R.Add(l, reason) }

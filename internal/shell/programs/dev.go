@@ -12,7 +12,7 @@ import (
 
 // goValueFlags are the go command's flags that take a value, so that
 // the value (go build -o out) is not taken for an operand.
-var goValueFlags = set("C", "o", "p", "asmflags", "buildmode", "compiler", "gccgoflags", "gcflags",
+var goValueFlags = judge.Set("C", "o", "p", "asmflags", "buildmode", "compiler", "gccgoflags", "gcflags",
 	"installsuffix", "ldflags", "mod", "modfile", "overlay", "pgo", "pkgdir", "tags", "toolexec", "exec",
 	"vettool", "run", "skip", "bench", "benchtime", "count", "coverpkg", "covermode", "coverprofile", "cpu",
 	"cpuprofile", "fuzz", "fuzztime", "fuzzminimizetime", "list", "memprofile", "memprofilerate",
@@ -61,7 +61,7 @@ func goFlags(args []judge.Arg) (flags []goFlag, others []judge.Arg) {
 }
 
 func ruleGo(k *cmd) {
-	if len(k.Args) == 0 || onlyInfo(k.Args) {
+	if len(k.Args) == 0 || judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints help")
 		return
 	}
@@ -434,11 +434,11 @@ func ruleFormatter(k *cmd) {
 // ruleCargo reads cargo's verbs from its commands.rules entry; only fmt,
 // which --check makes read-only, is decided here.
 func ruleCargo(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.Args, *k.ValueOpts)
+	verb, i := judge.VerbAt(k.Args, *k.ValueOpts)
 	k.R.Verb = verb
 	if k.Verbs.NetworkVerbs[verb] {
 		k.R.Flags.Net = true
@@ -487,11 +487,11 @@ func (k *cmd) verbFromTable(verb string) bool {
 // entry lists as taking a value) and the arguments after it; done says
 // a lone --version or --help settled the verdict.
 func (k *cmd) packageVerb() (verb string, rest []judge.Arg, done bool) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return "", nil, true
 	}
-	verb, i := verbAt(k.Args, *k.ValueOpts)
+	verb, i := judge.VerbAt(k.Args, *k.ValueOpts)
 	k.R.Verb = verb
 	if i < len(k.Args) {
 		rest = k.Args[i+1:]
@@ -604,7 +604,7 @@ func ruleUv(k *cmd) {
 
 func ruleMake(k *cmd) {
 	sp := k.ValueOpts
-	if onlyInfo(k.Args) || len(k.Args) == 1 && k.Args[0].Known && k.Args[0].Val == "-v" {
+	if judge.OnlyInfo(k.Args) || len(k.Args) == 1 && k.Args[0].Known && k.Args[0].Val == "-v" {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -615,7 +615,7 @@ func ruleMake(k *cmd) {
 			break
 		}
 	}
-	if hasOpt(opts, "--eval") {
+	if judge.HasOpt(opts, "--eval") {
 		k.Add(Moderate, "evaluates make code from its options")
 	}
 	k.Add(Moderate, "runs the recipes of a makefile, which run commands")
@@ -623,11 +623,11 @@ func ruleMake(k *cmd) {
 
 func ruleDocker(k *cmd) {
 	sp := *k.ValueOpts
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.Args, sp)
+	verb, i := judge.VerbAt(k.Args, sp)
 	k.R.Verb = verb
 	var rest []judge.Arg
 	if i < len(k.Args) {
@@ -725,11 +725,11 @@ func (k *cmd) dockerRun(args []judge.Arg) {
 // ruleKubectl reads kubectl's verbs from its commands.rules entry; what
 // get and describe read (secrets) is decided here.
 func ruleKubectl(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.Args, *k.ValueOpts)
+	verb, i := judge.VerbAt(k.Args, *k.ValueOpts)
 	k.R.Verb = verb
 	k.R.Flags.Net = true
 	if why := k.Verbs.Dangerous[verb]; why != "" {
@@ -756,11 +756,11 @@ func ruleKubectl(k *cmd) {
 }
 
 func ruleTerraform(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.Args, *k.ValueOpts)
+	verb, i := judge.VerbAt(k.Args, *k.ValueOpts)
 	k.R.Verb = verb
 	var rest []judge.Arg
 	if i < len(k.Args) {
@@ -800,11 +800,11 @@ func hasDashOpt(args []judge.Arg, name string) bool {
 }
 
 func ruleGh(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, i := verbAt(k.Args, *k.ValueOpts)
+	verb, i := judge.VerbAt(k.Args, *k.ValueOpts)
 	k.R.Verb = verb
 	k.R.Flags.Net = true
 	var rest []judge.Arg
@@ -862,7 +862,7 @@ func rulePacman(k *cmd) {
 			}
 		}
 	}
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -883,7 +883,7 @@ func ruleRpm(k *cmd) {
 			return
 		}
 	}
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -910,7 +910,7 @@ func ruleCompiler(k *cmd) {
 			k.Write(judge.LiteralArg(v))
 		}
 	}
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}

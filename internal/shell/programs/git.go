@@ -168,7 +168,7 @@ type gitArgs struct {
 	first string         // the first operand when it is known: a sub-verb (stash drop)
 }
 
-func (g gitArgs) has(names ...string) bool { return hasOpt(g.opts, names...) }
+func (g gitArgs) has(names ...string) bool { return judge.HasOpt(g.opts, names...) }
 
 // gitVerb judges a git verb and its arguments: first the options that
 // write or run whatever the verb, then the verbs that only read, then
@@ -400,7 +400,7 @@ func (k *cmd) gitTreeVerb(g gitArgs) bool {
 		if g.has("--unsafe-paths") {
 			k.Add(Dangerous, "applies a patch outside the work tree")
 		}
-		if v, ok := optVal(g.opts, "--directory"); ok {
+		if v, ok := judge.OptVal(g.opts, "--directory"); ok {
 			k.Write(v)
 		}
 		k.Add(Moderate, "applies a patch")
@@ -409,7 +409,7 @@ func (k *cmd) gitTreeVerb(g gitArgs) bool {
 			k.Add(Safe, "prints patches")
 			return true
 		}
-		if v, ok := optVal(g.opts, "-o", "--output-directory"); ok {
+		if v, ok := judge.OptVal(g.opts, "-o", "--output-directory"); ok {
 			k.Write(v)
 		}
 		k.Add(Moderate, "writes patch files")
@@ -460,7 +460,7 @@ func (k *cmd) gitArchive(g gitArgs) {
 		k.Add(Safe, "lists archive formats")
 		return
 	}
-	if v, ok := optVal(g.opts, "-o", "--output"); ok {
+	if v, ok := judge.OptVal(g.opts, "-o", "--output"); ok {
 		k.Write(v)
 	}
 	if g.has("--remote") {
@@ -492,18 +492,18 @@ func (k *cmd) gitOtherVerb(g gitArgs) bool {
 	case "push":
 		k.gitPush(g.opts, g.ops)
 	case "rebase":
-		if v, ok := optVal(g.opts, "-x", "--exec"); ok {
+		if v, ok := judge.OptVal(g.opts, "-x", "--exec"); ok {
 			k.Add(Moderate, "runs a command after every commit")
 			k.NestedScript(v, "runs a script")
 		}
 		k.Add(Moderate, "rewrites local commits")
 	case "difftool", "mergetool":
-		if v, ok := optVal(g.opts, "-x", "--extcmd"); ok {
+		if v, ok := judge.OptVal(g.opts, "-x", "--extcmd"); ok {
 			k.NestedScript(v, "runs a script")
 		}
 		k.Add(Moderate, "runs a diff or merge tool")
 	case "gc":
-		if v, ok := optVal(g.opts, "--prune"); ok && v.Val == "now" {
+		if v, ok := judge.OptVal(g.opts, "--prune"); ok && v.Val == "now" {
 			k.Add(Dangerous, "deletes unreachable objects for good")
 			return true
 		}
@@ -551,13 +551,13 @@ func hasDashDash(args []judge.Arg) bool {
 
 func (k *cmd) gitPush(opts []judge.Option, ops []judge.Arg) {
 	switch {
-	case hasOpt(opts, "-f", "--force", "--force-with-lease", "--force-if-includes"):
+	case judge.HasOpt(opts, "-f", "--force", "--force-with-lease", "--force-if-includes"):
 		k.Add(Dangerous, "force-pushes, rewriting shared history")
 		return
-	case hasOpt(opts, "--mirror", "--prune"):
+	case judge.HasOpt(opts, "--mirror", "--prune"):
 		k.Add(Dangerous, "pushes deletions of remote branches")
 		return
-	case hasOpt(opts, "-d", "--delete"):
+	case judge.HasOpt(opts, "-d", "--delete"):
 		k.Add(Dangerous, "deletes remote branches")
 		return
 	}
@@ -585,7 +585,7 @@ func (k *cmd) gitPush(opts []judge.Option, ops []judge.Arg) {
 var gitConfigSpec = judge.Spec{ShortVal: "f", LongVal: []string{"file", "blob", "type", "default", "comment", "value", "url"}}
 
 func (k *cmd) gitConfig(opts []judge.Option, ops []judge.Arg) {
-	has := func(names ...string) bool { return hasOpt(opts, names...) }
+	has := func(names ...string) bool { return judge.HasOpt(opts, names...) }
 	switch {
 	case has("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--show-origin", "--show-scope"):
 		k.Add(Safe, "reads configuration")
@@ -594,7 +594,7 @@ func (k *cmd) gitConfig(opts []judge.Option, ops []judge.Arg) {
 		k.Add(Safe, "reads configuration")
 		return
 	case has("-e", "--edit") || len(ops) > 0 && ops[0].Known && ops[0].Val == "edit":
-		if v, ok := optVal(opts, "-f", "--file"); ok {
+		if v, ok := judge.OptVal(opts, "-f", "--file"); ok {
 			k.Write(v)
 		}
 		k.Add(Moderate, "opens the configuration in an editor")
@@ -614,7 +614,7 @@ func (k *cmd) gitConfig(opts []judge.Option, ops []judge.Arg) {
 		return
 	}
 	what := "changes " + scope + " git configuration"
-	if v, ok := optVal(opts, "-f", "--file"); ok {
+	if v, ok := judge.OptVal(opts, "-f", "--file"); ok {
 		k.Write(v)
 		what = "changes the git configuration file " + v.Text
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/wisp-agent/wisp/internal/shell/judge"
+	"github.com/wisp-agent/wisp/internal/shell/programs/unix"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
 )
 
@@ -20,42 +21,46 @@ type cmd struct{ judge.Cmd }
 var judgements map[string]func(name, why string, v *rules.Verbs) rule
 
 func init() {
+	u := unix.Judgements()
 	judgements = map[string]func(name, why string, v *rules.Verbs) rule{
 		"print":   func(name, why string, _ *rules.Verbs) rule { return judgePrint(name, why) },
 		"setsvar": func(name, why string, _ *rules.Verbs) rule { return judgeSetsVar(name, why) },
 		"reader":  func(_, why string, _ *rules.Verbs) rule { return func(k *cmd) { k.Add(Safe, why) } },
 		"words":   func(name, _ string, v *rules.Verbs) rule { return wordsRule(name, v) },
-		"network": func(_, why string, _ *rules.Verbs) rule { return ruleNetwork(why) },
+		"network": func(_, why string, _ *rules.Verbs) rule { return ext(unix.Network(why)) },
 		"unset": plain(func(k *cmd) {
 			if !k.subscripts() {
-				ruleUnset(k)
+				unix.Unset(&k.Cmd)
 			}
 		}),
-		"alias": plain(ruleAlias), "awk": withVerbs(ruleAwk), "busybox": plain(ruleBusybox), "cargo": withVerbs(ruleCargo),
-		"cd": plain(ruleCd), "chmod": plain(ruleChmod), "command": withVerbs(ruleCommand), "compiler": plain(ruleCompiler),
-		"compress": withVerbs(ruleCompress), "copy": withVerbs(ruleCopy), "copy-remote": withVerbs(ruleCopyRemote), "create": withVerbs(ruleCreate),
-		"crontab": plain(ruleCrontab), "crypto": plain(ruleCrypto), "ctl-status": plain(ruleCtlStatus), "curl": withVerbs(ruleCurl),
-		"date": withVerbs(ruleDate), "dd": plain(ruleDd), "disk": plain(ruleDisk), "dmesg": plain(ruleDmesg),
-		"docker": withVerbs(ruleDocker), "dpkg": plain(ruleDpkg), "enable": plain(ruleEnable), "env": withVerbs(ruleEnv),
-		"eval": plain(ruleEval), "exec": withVerbs(ruleExec), "fd": withVerbs(ruleFd),
-		"find": plain(ruleFind), "formatter": plain(ruleFormatter), "gh": withVerbs(ruleGh),
-		"git": withVerbs(ruleGit), "go": withVerbs(ruleGo), "history": plain(ruleHistory),
-		"hostname": plain(ruleHostname), "interpreter": plain(ruleInterpreter), "kill": plain(ruleKill),
-		"kill-by-name": plain(ruleKillByName), "kubectl": withVerbs(ruleKubectl), "make": withVerbs(ruleMake), "man": withVerbs(ruleMan),
-		"net-config": plain(ruleNetConfig), "nice": withVerbs(ruleNice), "npm": withVerbs(ruleNpm), "output-option": withVerbs(ruleOutputOption),
-		"pacman": plain(rulePacman), "parallel": plain(ruleParallel), "patch": withVerbs(rulePatch), "pip": withVerbs(rulePip),
-		"popd": plain(rulePopd), "privilege": withVerbs(rulePrivilege), "remote": plain(ruleRemote), "rg": withVerbs(ruleRg),
-		"rm": plain(ruleRm), "rpm": plain(ruleRpm), "sched": withVerbs(ruleSched), "script": withVerbs(ruleScript),
-		"second-operand-writes": withVerbs(ruleSecondOperandWrites), "sed": plain(ruleSed), "service": plain(ruleService), "set": plain(ruleSet),
-		"shell": plain(ruleShell), "sort": withVerbs(ruleSort), "source": plain(ruleSource), "split": withVerbs(ruleSplit),
-		"stdbuf": withVerbs(ruleStdbuf), "sysctl": plain(ruleSysctl), "systemctl": withVerbs(ruleSystemctl), "tar": withVerbs(ruleTar),
-		"tee": withVerbs(ruleTee), "terraform": withVerbs(ruleTerraform), "time": withVerbs(ruleTime), "timeout": withVerbs(ruleTimeout),
-		"tracer": withVerbs(ruleTracer), "trap": plain(ruleTrap), "umask": plain(ruleUmask), "unzip": withVerbs(ruleUnzip),
-		"uv": withVerbs(ruleUv), "watch": withVerbs(ruleWatch), "wget": withVerbs(ruleWget), "wisp": plain(ruleWisp),
+		"alias": plain(ext(u["alias"])), "awk": withVerbs(ext(u["awk"])), "busybox": plain(ruleBusybox), "cargo": withVerbs(ruleCargo),
+		"cd": plain(ext(u["cd"])), "chmod": plain(ext(u["chmod"])), "command": withVerbs(ruleCommand), "compiler": plain(ruleCompiler),
+		"compress": withVerbs(ext(u["compress"])), "copy": withVerbs(ext(u["copy"])), "copy-remote": withVerbs(ext(u["copy-remote"])), "create": withVerbs(ext(u["create"])),
+		"crontab": plain(ext(u["crontab"])), "crypto": plain(ext(u["crypto"])), "ctl-status": plain(ext(u["ctl-status"])), "curl": withVerbs(ext(u["curl"])),
+		"date": withVerbs(ext(u["date"])), "dd": plain(ext(u["dd"])), "disk": plain(ext(u["disk"])), "dmesg": plain(ext(u["dmesg"])),
+		"docker": withVerbs(ruleDocker), "dpkg": plain(ruleDpkg), "enable": plain(ext(u["enable"])), "env": withVerbs(ruleEnv),
+		"eval": plain(ext(u["eval"])), "exec": withVerbs(ruleExec), "fd": withVerbs(ext(u["fd"])),
+		"find": plain(ext(u["find"])), "formatter": plain(ruleFormatter), "gh": withVerbs(ruleGh),
+		"git": withVerbs(ruleGit), "go": withVerbs(ruleGo), "history": plain(ext(u["history"])),
+		"hostname": plain(ext(u["hostname"])), "interpreter": plain(ext(u["interpreter"])), "kill": plain(ext(u["kill"])),
+		"kill-by-name": plain(ext(u["kill-by-name"])), "kubectl": withVerbs(ruleKubectl), "make": withVerbs(ruleMake), "man": withVerbs(ext(u["man"])),
+		"net-config": plain(ext(u["net-config"])), "nice": withVerbs(ruleNice), "npm": withVerbs(ruleNpm), "output-option": withVerbs(ext(u["output-option"])),
+		"pacman": plain(rulePacman), "parallel": plain(ruleParallel), "patch": withVerbs(ext(u["patch"])), "pip": withVerbs(rulePip),
+		"popd": plain(ext(u["popd"])), "privilege": withVerbs(rulePrivilege), "remote": plain(ext(u["remote"])), "rg": withVerbs(ext(u["rg"])),
+		"rm": plain(ext(u["rm"])), "rpm": plain(ruleRpm), "sched": withVerbs(ruleSched), "script": withVerbs(ruleScript),
+		"second-operand-writes": withVerbs(ext(u["second-operand-writes"])), "sed": plain(ext(u["sed"])), "service": plain(ext(u["service"])), "set": plain(ext(u["set"])),
+		"shell": plain(ext(u["shell"])), "sort": withVerbs(ext(u["sort"])), "source": plain(ext(u["source"])), "split": withVerbs(ext(u["split"])),
+		"stdbuf": withVerbs(ruleStdbuf), "sysctl": plain(ext(u["sysctl"])), "systemctl": withVerbs(ext(u["systemctl"])), "tar": withVerbs(ext(u["tar"])),
+		"tee": withVerbs(ext(u["tee"])), "terraform": withVerbs(ruleTerraform), "time": withVerbs(ruleTime), "timeout": withVerbs(ruleTimeout),
+		"tracer": withVerbs(ruleTracer), "trap": plain(ext(u["trap"])), "umask": plain(ext(u["umask"])), "unzip": withVerbs(ext(u["unzip"])),
+		"uv": withVerbs(ruleUv), "watch": withVerbs(ruleWatch), "wget": withVerbs(ext(u["wget"])), "wisp": plain(ruleWisp),
 		"wrap-plain": plain(ruleWrapPlain), "xargs": plain(ruleXargs), "yarn": withVerbs(ruleYarn), "yq": plain(ruleYq),
-		"zip": withVerbs(ruleZip),
+		"zip": withVerbs(ext(u["zip"])),
 	}
 }
+
+// ext adapts a judgement of another package.
+func ext(r func(*judge.Cmd)) rule { return func(k *cmd) { r(&k.Cmd) } }
 
 // wordsRule is the judgement "words": the first argument that one of the
 // entry's "on" lines names decides, else its "else" line does. A table
@@ -144,6 +149,7 @@ func levelNamed(s string) judge.Level {
 // Judge judges the command k as the tables and the judgements in code
 // say; a program neither knows is judged as unknown.
 func Judge(k *judge.Cmd) {
+	k.Judge = Judge
 	r, _ := lookup(k.Name)
 	r(&cmd{*k})
 }
@@ -201,10 +207,10 @@ func judgeSetsVar(name, why string) rule {
 			if name != "compgen" && len(ops) > 0 {
 				k.setsVars(ops[:1])
 			}
-			if v, ok := optVal(opts, "-V"); ok && name == "compgen" {
+			if v, ok := judge.OptVal(opts, "-V"); ok && name == "compgen" {
 				k.setsVars([]judge.Arg{v})
 			}
-			if v, ok := optVal(opts, "-C"); ok {
+			if v, ok := judge.OptVal(opts, "-C"); ok {
 				k.Add(Safe, "runs a callback (judged on its own)")
 				k.NestedScript(v, "runs a callback")
 				return
@@ -213,7 +219,7 @@ func judgeSetsVar(name, why string) rule {
 		switch name {
 		case "read":
 			opts, ops := judge.Spec{ShortVal: "adinNptu"}.Scan(k.Args)
-			if v, ok := optVal(opts, "-a"); ok {
+			if v, ok := judge.OptVal(opts, "-a"); ok {
 				ops = append(ops, v)
 			}
 			k.setsVars(ops)
@@ -223,7 +229,7 @@ func judgeSetsVar(name, why string) rule {
 			}
 		case "wait":
 			opts, _ := judge.Spec{ShortVal: "p"}.Scan(k.Args)
-			if v, ok := optVal(opts, "-p"); ok {
+			if v, ok := judge.OptVal(opts, "-p"); ok {
 				k.setsVars([]judge.Arg{v})
 			}
 		}
@@ -235,7 +241,7 @@ func judgeSetsVar(name, why string) rule {
 // --version and --help only print.
 func fixed(l judge.Level, reason string) rule {
 	return func(k *cmd) {
-		if onlyInfo(k.Args) {
+		if judge.OnlyInfo(k.Args) {
 			k.Add(Safe, "prints version or help")
 			return
 		}
@@ -243,20 +249,8 @@ func fixed(l judge.Level, reason string) rule {
 	}
 }
 
-// onlyInfo reports whether the arguments only ask for a version or help.
-func onlyInfo(args []judge.Arg) bool {
-	if len(args) != 1 || !args[0].Known {
-		return false
-	}
-	switch args[0].Val {
-	case "--version", "-version", "--help", "-help", "-h", "-V", "version", "help":
-		return true
-	}
-	return false
-}
-
 func ruleUnknown(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -317,41 +311,6 @@ func (k *cmd) subscripts() bool {
 	return false
 }
 
-// verbAt returns the first operand and its index, skipping the values of
-// the options in sp.
-func verbAt(args []judge.Arg, sp judge.Spec) (string, int) {
-	i := sp.FirstOperand(args)
-	if i >= len(args) {
-		return "", i
-	}
-	if !args[i].Known {
-		return args[i].Text, i
-	}
-	return args[i].Val, i
-}
-
-// hasOpt reports whether any option matches one of names.
-func hasOpt(opts []judge.Option, names ...string) bool {
-	for _, o := range opts {
-		if o.Is(names...) {
-			return true
-		}
-	}
-	return false
-}
-
-// optVal returns the value of the last option matching names.
-func optVal(opts []judge.Option, names ...string) (judge.Arg, bool) {
-	var v judge.Arg
-	found := false
-	for _, o := range opts {
-		if o.Is(names...) && o.Has {
-			v, found = o.Val, true
-		}
-	}
-	return v, found
-}
-
 // verbSpec is the spec of the options a table entry lists as taking a
 // value (before the verb, for a program with verbs).
 func verbSpec(v *rules.Verbs) judge.Spec {
@@ -386,11 +345,11 @@ func verbsRule(v *rules.Verbs, other string) rule {
 // verbs in danger are dangerous, everything else is moderate.
 func subcommands(sp judge.Spec, safe, danger map[string]string, other string) rule {
 	return func(k *cmd) {
-		if onlyInfo(k.Args) {
+		if judge.OnlyInfo(k.Args) {
 			k.Add(Safe, "prints version or help")
 			return
 		}
-		verb, _ := verbAt(k.Args, sp)
+		verb, _ := judge.VerbAt(k.Args, sp)
 		k.R.Verb = verb
 		if why, ok := danger[verb]; ok {
 			k.Add(Dangerous, why)
@@ -406,14 +365,6 @@ func subcommands(sp judge.Spec, safe, danger map[string]string, other string) ru
 		}
 		k.Add(Moderate, other)
 	}
-}
-
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
 }
 
 // ruleWisp keeps wisp from steering itself: a nested agent, or an answer to
@@ -434,7 +385,7 @@ func ruleWisp(k *cmd) {
 		k.Add(Dangerous, "answers wisp's own approval requests")
 	case first == "trust" && second != "status" && second != "":
 		k.Add(Dangerous, "changes which projects wisp trusts")
-	case first == "classify" || first == "logs" || first == "tools" || first == "trust" || first == "approvals" || onlyInfo(k.Args):
+	case first == "classify" || first == "logs" || first == "tools" || first == "trust" || first == "approvals" || judge.OnlyInfo(k.Args):
 		k.Add(Safe, "prints wisp information")
 	default:
 		k.Add(Dangerous, "starts another wisp agent")
@@ -444,7 +395,7 @@ func ruleWisp(k *cmd) {
 // ruleScript covers script(1), which records a command's session.
 func ruleScript(k *cmd) {
 	opts, ops := k.ValueOpts.Scan(k.Args)
-	if v, ok := optVal(opts, "-c", "--command"); ok {
+	if v, ok := judge.OptVal(opts, "-c", "--command"); ok {
 		k.Add(Safe, "runs a command and records it (judged on its own)")
 		k.NestedScript(v, "runs a script")
 	} else {

@@ -49,7 +49,7 @@ func ruleEnv(k *cmd) {
 func ruleTime(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	if v, ok := optVal(opts, "-o", "--output"); ok {
+	if v, ok := judge.OptVal(opts, "-o", "--output"); ok {
 		k.Write(v)
 	}
 	if len(ops) == 0 {
@@ -74,7 +74,7 @@ func ruleWrapPlain(k *cmd) {
 	if len(args) > 0 && args[0].Known && args[0].Val == "--" {
 		args = args[1:]
 	}
-	if len(args) == 0 || onlyInfo(args) {
+	if len(args) == 0 || judge.OnlyInfo(args) {
 		k.Add(Safe, "does nothing on its own")
 		return
 	}
@@ -108,7 +108,7 @@ func ruleStdbuf(k *cmd) {
 func ruleCommand(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	if hasOpt(opts, "-v", "-V") {
+	if judge.HasOpt(opts, "-v", "-V") {
 		k.Add(Safe, "looks up commands")
 		return
 	}
@@ -137,7 +137,7 @@ func ruleSched(k *cmd) {
 		skip = 1 // a priority, a CPU mask or the lock file comes before the command
 	}
 	opts, ops := k.ValueOpts.Scan(k.Args)
-	if hasOpt(opts, "-p", "--pid", "--pgid", "--uid", "--all-tasks", "-a") {
+	if judge.HasOpt(opts, "-p", "--pid", "--pgid", "--uid", "--all-tasks", "-a") {
 		k.Add(Moderate, "changes other processes")
 		return
 	}
@@ -146,7 +146,7 @@ func ruleSched(k *cmd) {
 		if len(ops) > 0 {
 			k.Write(ops[0])
 		}
-		if v, ok := optVal(opts, "-c", "--command"); ok {
+		if v, ok := judge.OptVal(opts, "-c", "--command"); ok {
 			k.NestedScript(v, "runs a script")
 			return
 		}
@@ -159,7 +159,7 @@ func ruleSched(k *cmd) {
 }
 
 func ruleBusybox(k *cmd) {
-	if len(k.Args) == 0 || onlyInfo(k.Args) || k.Args[0].Known && strings.HasPrefix(k.Args[0].Val, "-") {
+	if len(k.Args) == 0 || judge.OnlyInfo(k.Args) || k.Args[0].Known && strings.HasPrefix(k.Args[0].Val, "-") {
 		k.Add(Safe, "lists its applets")
 		return
 	}
@@ -174,7 +174,7 @@ func ruleTracer(k *cmd) {
 		}
 		k.Add(Moderate, "profiles programs")
 		opts, ops := k.ValueOpts.Scan(k.Args[1:])
-		if v, ok := optVal(opts, "-o", "--output"); ok {
+		if v, ok := judge.OptVal(opts, "-o", "--output"); ok {
 			k.Write(v)
 		}
 		if len(ops) > 0 && k.Args[0].Known && (k.Args[0].Val == "record" || k.Args[0].Val == "stat" || k.Args[0].Val == "trace") {
@@ -184,10 +184,10 @@ func ruleTracer(k *cmd) {
 	}
 	opts, ops := k.ValueOpts.Scan(k.Args)
 	k.Add(Moderate, "traces a program")
-	if hasOpt(opts, "-p", "--attach", "-P") && k.Name != "valgrind" {
+	if judge.HasOpt(opts, "-p", "--attach", "-P") && k.Name != "valgrind" {
 		k.Add(Dangerous, "attaches to another process")
 	}
-	if v, ok := optVal(opts, "-o", "--output"); ok {
+	if v, ok := judge.OptVal(opts, "-o", "--output"); ok {
 		k.Write(v)
 	}
 	if len(ops) > 0 {
@@ -243,7 +243,7 @@ func ruleWatch(k *cmd) {
 		return
 	}
 	k.Add(Safe, "runs a command repeatedly")
-	if hasOpt(opts, "-x", "--exec") {
+	if judge.HasOpt(opts, "-x", "--exec") {
 		k.NestedArgv(ops)
 		return
 	}
@@ -289,7 +289,7 @@ func rulePrivilege(k *cmd) {
 	opts, ops := k.ValueOpts.Scan(k.Args)
 	switch k.Name {
 	case "su", "runuser":
-		if v, ok := optVal(opts, "-c", "--command"); ok {
+		if v, ok := judge.OptVal(opts, "-c", "--command"); ok {
 			k.NestedScript(v, "runs a script")
 		}
 		return

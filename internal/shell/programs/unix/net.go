@@ -1,4 +1,4 @@
-package programs
+package unix
 
 import (
 	"strings"
@@ -23,7 +23,7 @@ func (k *cmd) sendsOutput() bool {
 
 func ruleNetwork(reason string) rule {
 	return func(k *cmd) {
-		if onlyInfo(k.Args) {
+		if judge.OnlyInfo(k.Args) {
 			k.Add(Safe, "prints version or help")
 			return
 		}
@@ -36,7 +36,7 @@ func ruleNetwork(reason string) rule {
 }
 
 func ruleCurl(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -110,7 +110,7 @@ func (k *cmd) upload(v judge.Arg, urlencode bool) {
 }
 
 func ruleWget(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -208,7 +208,7 @@ func ruleCopyRemote(k *cmd) {
 }
 
 func ruleRemote(k *cmd) {
-	if onlyInfo(k.Args) || k.Name == "ssh" && len(k.Args) == 1 && k.Args[0].Known && k.Args[0].Val == "-V" {
+	if judge.OnlyInfo(k.Args) || k.Name == "ssh" && len(k.Args) == 1 && k.Args[0].Known && k.Args[0].Val == "-V" {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -263,7 +263,7 @@ func ruleCrypto(k *cmd) {
 			}
 		}
 	}
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}

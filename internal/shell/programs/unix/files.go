@@ -1,4 +1,4 @@
-package programs
+package unix
 
 import (
 	"path"
@@ -13,7 +13,7 @@ import (
 func ruleRm(k *cmd) {
 	sp := judge.Spec{LongVal: []string{}}
 	opts, ops := sp.Scan(k.Args)
-	if hasOpt(opts, "--no-preserve-root") {
+	if judge.HasOpt(opts, "--no-preserve-root") {
 		k.Add(Dangerous, "deletes with --no-preserve-root")
 	}
 	if a, bad := judge.UnknownArgs(k.Args); bad {
@@ -53,18 +53,18 @@ func ruleCopy(k *cmd) {
 		k.Add(Dangerous, "copies or moves a path only known at run time: "+a.Text)
 		return
 	}
-	if k.Name == "install" && hasOpt(opts, "-d", "--directory") {
+	if k.Name == "install" && judge.HasOpt(opts, "-d", "--directory") {
 		for _, a := range ops {
 			k.Write(a)
 		}
 		return
 	}
-	if v, ok := optVal(opts, "-s", "--strip-program"); ok && k.Name == "install" {
+	if v, ok := judge.OptVal(opts, "-s", "--strip-program"); ok && k.Name == "install" {
 		k.NestedArgv([]judge.Arg{v})
 	}
 	var dest judge.Arg
 	sources := ops
-	if v, ok := optVal(opts, "-t", "--target-directory"); ok {
+	if v, ok := judge.OptVal(opts, "-t", "--target-directory"); ok {
 		dest = v
 	} else if len(ops) >= 2 {
 		dest, sources = ops[len(ops)-1], ops[:len(ops)-1]
@@ -84,7 +84,7 @@ func ruleCopy(k *cmd) {
 	case "ln":
 		for _, s := range sources {
 			target := s
-			if hasOpt(opts, "-s", "--symbolic") && !path.IsAbs(s.Val) && !strings.HasPrefix(s.Val, "~") {
+			if judge.HasOpt(opts, "-s", "--symbolic") && !path.IsAbs(s.Val) && !strings.HasPrefix(s.Val, "~") {
 				// A relative symlink target is relative to the link's directory.
 				if p, ok := k.W.Resolve(dest); ok {
 					target = judge.LiteralArg(path.Join(path.Dir(p), s.Val))
@@ -314,12 +314,12 @@ func (k *cmd) tarOptions(opts []judge.Option, t *tarCall) {
 func ruleUnzip(k *cmd) {
 	sp := k.ValueOpts
 	opts, _ := sp.Scan(k.Args)
-	if hasOpt(opts, "-l", "-v", "-t", "-Z", "-p", "-c", "-z") {
+	if judge.HasOpt(opts, "-l", "-v", "-t", "-Z", "-p", "-c", "-z") {
 		k.Add(Safe, "lists or prints an archive")
 		return
 	}
 	target := judge.LiteralArg(".")
-	if v, ok := optVal(opts, "-d"); ok {
+	if v, ok := judge.OptVal(opts, "-d"); ok {
 		target = v
 	}
 	if l, reason := k.W.WriteTo(target); reason != "" {
@@ -330,7 +330,7 @@ func ruleUnzip(k *cmd) {
 func ruleZip(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	if hasOpt(opts, "-T", "--test") && hasOpt(opts, "--unzip-command") {
+	if judge.HasOpt(opts, "-T", "--test") && judge.HasOpt(opts, "--unzip-command") {
 		k.Add(Dangerous, "runs a command from its options, which cannot be analysed")
 	}
 	for _, o := range opts {
@@ -354,11 +354,11 @@ func ruleZip(k *cmd) {
 func ruleCompress(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	if hasOpt(opts, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
+	if judge.HasOpt(opts, "-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
 		k.Add(Safe, "reads compressed data")
 		return
 	}
-	if v, ok := optVal(opts, "-o", "--output"); ok {
+	if v, ok := judge.OptVal(opts, "-o", "--output"); ok {
 		k.Write(v)
 		return
 	}
@@ -380,14 +380,14 @@ func ruleCompress(k *cmd) {
 func rulePatch(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	if hasOpt(opts, "--dry-run") {
+	if judge.HasOpt(opts, "--dry-run") {
 		k.Add(Safe, "checks a patch")
 		return
 	}
-	if v, ok := optVal(opts, "-o", "--output"); ok {
+	if v, ok := judge.OptVal(opts, "-o", "--output"); ok {
 		k.Write(v)
 	}
-	if v, ok := optVal(opts, "-d", "--directory"); ok {
+	if v, ok := judge.OptVal(opts, "-d", "--directory"); ok {
 		k.Write(v)
 	}
 	if len(ops) > 0 {
@@ -448,15 +448,15 @@ func ruleSplit(k *cmd) {
 		if len(ops) > 1 {
 			prefix = ops[1]
 		}
-		if v, ok := optVal(opts, "--filter"); ok {
+		if v, ok := judge.OptVal(opts, "--filter"); ok {
 			k.Add(Moderate, "hands each piece to a command")
 			k.NestedScript(v, "runs a command")
 			return
 		}
-		if v, ok := optVal(opts, "--additional-suffix"); ok && strings.Contains(v.Val, "/") {
+		if v, ok := judge.OptVal(opts, "--additional-suffix"); ok && strings.Contains(v.Val, "/") {
 			k.Add(Dangerous, "the suffix holds a slash, so pieces land in another directory: "+v.Text)
 		}
-	} else if v, ok := optVal(opts, "-f", "--prefix"); ok {
+	} else if v, ok := judge.OptVal(opts, "-f", "--prefix"); ok {
 		prefix = v
 	}
 	// The pieces are the prefix and a suffix: where the prefix lands is
@@ -478,7 +478,7 @@ func ruleTee(k *cmd) {
 // ruleOutputOption covers readers whose -o option names an output file.
 func ruleOutputOption(k *cmd) {
 	opts, _ := k.ValueOpts.Scan(k.Args)
-	if v, ok := optVal(opts, "-o", "--output"); ok {
+	if v, ok := judge.OptVal(opts, "-o", "--output"); ok {
 		k.Write(v)
 	}
 	if len(k.R.Reasons) == 0 {
@@ -489,7 +489,7 @@ func ruleOutputOption(k *cmd) {
 func ruleDate(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	if hasOpt(opts, "-s", "--set") {
+	if judge.HasOpt(opts, "-s", "--set") {
 		k.Add(Dangerous, "sets the system clock")
 		return
 	}

@@ -1,4 +1,4 @@
-package programs
+package unix
 
 import (
 	"strings"
@@ -32,7 +32,7 @@ func ruleDisk(k *cmd) {
 			}
 		}
 	}
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -260,11 +260,11 @@ func ruleUmask(k *cmd) {
 }
 
 func ruleSystemctl(k *cmd) {
-	if onlyInfo(k.Args) {
+	if judge.OnlyInfo(k.Args) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
-	verb, _ := verbAt(k.Args, *k.ValueOpts)
+	verb, _ := judge.VerbAt(k.Args, *k.ValueOpts)
 	k.R.Verb = verb
 	if k.Verbs.Safe[verb] != "" || verb == "" {
 		k.Add(Safe, "shows services")
@@ -294,7 +294,7 @@ func ruleCtlStatus(k *cmd) {
 		k.Add(Safe, "shows settings")
 		return
 	}
-	if v, _ := verbAt(k.Args, judge.Spec{}); v == "status" || v == "show" || strings.HasPrefix(v, "list") {
+	if v, _ := judge.VerbAt(k.Args, judge.Spec{}); v == "status" || v == "show" || strings.HasPrefix(v, "list") {
 		k.R.Verb = v
 		k.Add(Safe, "shows settings")
 		return

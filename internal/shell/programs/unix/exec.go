@@ -1,4 +1,4 @@
-package programs
+package unix
 
 import (
 	"strings"
@@ -169,7 +169,7 @@ func langOf(name string) (lang, bool) {
 }
 
 func ruleInterpreter(k *cmd) {
-	if onlyInfo(k.Args) || len(k.Args) == 1 && k.Args[0].Known && (k.Args[0].Val == "-v" && (k.Name == "node" || k.Name == "perl" || k.Name == "php")) {
+	if judge.OnlyInfo(k.Args) || len(k.Args) == 1 && k.Args[0].Known && (k.Args[0].Val == "-v" && (k.Name == "node" || k.Name == "perl" || k.Name == "php")) {
 		k.Add(Safe, "prints version or help")
 		return
 	}
@@ -442,7 +442,7 @@ func (k *cmd) pythonModule(module string, ops []judge.Arg) {
 func ruleAwk(k *cmd) {
 	sp := k.ValueOpts
 	opts, ops := sp.Scan(k.Args)
-	sandbox := hasOpt(opts, "--sandbox", "-S")
+	sandbox := judge.HasOpt(opts, "--sandbox", "-S")
 	var progs []judge.Arg
 	for _, o := range opts {
 		switch {
@@ -458,7 +458,7 @@ func ruleAwk(k *cmd) {
 			k.Add(Moderate, "writes a file of its own")
 		}
 	}
-	if len(progs) == 0 && !hasOpt(opts, "-f", "--file", "-E", "--exec") {
+	if len(progs) == 0 && !judge.HasOpt(opts, "-f", "--file", "-E", "--exec") {
 		if len(ops) == 0 {
 			k.Add(Safe, "does nothing: no program")
 			return
@@ -516,7 +516,7 @@ func ruleSed(k *cmd) {
 			sandbox = true
 		}
 	}
-	if len(scripts) == 0 && !hasOpt(opts, "-f", "--file") {
+	if len(scripts) == 0 && !judge.HasOpt(opts, "-f", "--file") {
 		if len(ops) == 0 {
 			k.Add(Safe, "does nothing: no script")
 			return
@@ -719,7 +719,7 @@ func ruleFd(k *cmd) {
 		}
 	}
 	opts, _ := sp.Scan(k.Args)
-	if hasOpt(opts, "--exec", "--exec-batch", "-x", "-X") {
+	if judge.HasOpt(opts, "--exec", "--exec-batch", "-x", "-X") {
 		k.Add(Dangerous, "runs a command for each file found, which cannot be analysed")
 		return
 	}
