@@ -10,7 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/wisp-agent/wisp/internal/provider/fake/fakescript"
-	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/bashtool"
 	"github.com/wisp-agent/wisp/sdk"
 )
 
@@ -36,7 +36,7 @@ func (stamp) Spec() sdk.Spec {
 }
 func (stamp) CommandLine(json.RawMessage) (string, error) { return "touch stamped", nil }
 func (stamp) Run(ctx context.Context, env *sdk.Env, _ json.RawMessage) (sdk.ToolResult, error) {
-	return builtin.RunLine(ctx, env, "touch stamped", "", 0), nil
+	return bashtool.RunLine(ctx, env, "touch stamped", "", 0), nil
 }
 
 // shadow tries to take a built-in's name.

@@ -24,6 +24,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/bashtool"
 )
 
 func TestMain(m *testing.M) { gatetest.Main(m) }
@@ -105,7 +106,7 @@ func TestSandboxEscapes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, nil)
 			id := fmt.Sprintf("c%d", i)
-			res := w.run(t, id, builtin.Bash(), bashArgs(tc.line(w)))
+			res := w.run(t, id, bashtool.New(), bashArgs(tc.line(w)))
 			if _, err := os.Lstat(tc.victim(w)); err == nil {
 				t.Fatalf("%s exists: the sandbox let the write through\n%s", tc.victim(w), res.Content)
 			}
@@ -154,7 +155,7 @@ func TestSandboxNetworkOff(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allowNetwork=%v", allow), func(t *testing.T) {
 			w := newWorld(t, func(o *gate.Options) { o.Sandbox.AllowNetwork = allow })
-			res := w.run(t, "net", builtin.Bash(), bashArgs(line))
+			res := w.run(t, "net", bashtool.New(), bashArgs(line))
 			connected := strings.Contains(res.Content, "connected")
 			if connected != allow {
 				t.Fatalf("allowNetwork=%v but connected=%v:\n%s", allow, connected, res.Content)
@@ -219,9 +220,9 @@ func TestApprovalScopes(t *testing.T) {
 	t.Run("a remembered pattern is not asked again, another verb is", func(t *testing.T) {
 		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeSession}}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
-		w.run(t, "a", builtin.Bash(), bashArgs("git init -q"))
-		w.run(t, "b", builtin.Bash(), bashArgs("git init -q again"))
-		w.run(t, "c", builtin.Bash(), bashArgs("git commit --allow-empty -qm x"))
+		w.run(t, "a", bashtool.New(), bashArgs("git init -q"))
+		w.run(t, "b", bashtool.New(), bashArgs("git init -q again"))
+		w.run(t, "c", bashtool.New(), bashArgs("git commit --allow-empty -qm x"))
 		if len(ap.asked) != 2 || ap.asked[0].Pattern != "git init" || ap.asked[1].Pattern != "git commit" {
 			t.Errorf("asked %+v, want git init then git commit", ap.asked)
 		}
@@ -232,7 +233,7 @@ func TestApprovalScopes(t *testing.T) {
 	t.Run("dangerous is never persisted", func(t *testing.T) {
 		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeAlways}}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
-		w.run(t, "d", builtin.Bash(), bashArgs("x=true; $x"))
+		w.run(t, "d", bashtool.New(), bashArgs("x=true; $x"))
 		if _, err := os.Stat(filepath.Join(w.WispHome, "approvals.json")); err == nil {
 			data, _ := os.ReadFile(filepath.Join(w.WispHome, "approvals.json"))
 			if strings.Contains(string(data), "pattern") {
@@ -247,7 +248,7 @@ func TestApprovalScopes(t *testing.T) {
 	t.Run("project scope persists", func(t *testing.T) {
 		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeProject}}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
-		w.run(t, "p", builtin.Bash(), bashArgs("touch made"))
+		w.run(t, "p", bashtool.New(), bashArgs("touch made"))
 		data, err := os.ReadFile(filepath.Join(w.WispHome, "approvals.json"))
 		if err != nil || !strings.Contains(string(data), `"touch"`) {
 			t.Errorf("project approval not persisted: %s %v", data, err)
@@ -259,7 +260,7 @@ func TestApprovalScopes(t *testing.T) {
 			return gate.Answer{}, ctx.Err()
 		})
 		w := newWorld(t, func(o *gate.Options) { o.Approver = slow; o.ApprovalTimeout = 50 * time.Millisecond })
-		res := w.run(t, "t", builtin.Bash(), bashArgs("touch never"))
+		res := w.run(t, "t", bashtool.New(), bashArgs("touch never"))
 		if !strings.HasPrefix(res.Content, "error: command not approved: touch never") {
 			t.Errorf("got %q", res.Content)
 		}
@@ -280,7 +281,7 @@ func TestApprovalScopes(t *testing.T) {
 			{"rm -rf /", "rm-root-or-home"},
 		} {
 			id, line := fmt.Sprintf("y%d", i), tt.line
-			res := w.run(t, id, builtin.Bash(), bashArgs(line))
+			res := w.run(t, id, bashtool.New(), bashArgs(line))
 			if !strings.HasPrefix(res.Content, "error: refused by policy rule "+tt.rule+": "+line+" (") || res.Refusal != "policy rule "+tt.rule {
 				t.Errorf("%q: got %q (refusal %q), want a denial by policy rule %s", line, res.Content, res.Refusal, tt.rule)
 			}
@@ -296,7 +297,7 @@ func TestApprovalScopes(t *testing.T) {
 		w := newWorld(t, func(o *gate.Options) {
 			o.Approver = gate.Deny{Reason: "print mode runs mutating and command tools only with --yes"}
 		})
-		res := w.run(t, "n", builtin.Bash(), bashArgs("touch x"))
+		res := w.run(t, "n", bashtool.New(), bashArgs("touch x"))
 		if !strings.HasPrefix(res.Content, "error: command not approved: touch x") {
 			t.Errorf("got %q", res.Content)
 		}
@@ -308,7 +309,7 @@ func TestApprovalScopes(t *testing.T) {
 	t.Run("a safe command runs without asking", func(t *testing.T) {
 		ap := &countingApprover{}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
-		res := w.run(t, "s", builtin.Bash(), bashArgs("ls -la && git status --short 2>/dev/null; true"))
+		res := w.run(t, "s", bashtool.New(), bashArgs("ls -la && git status --short 2>/dev/null; true"))
 		if len(ap.asked) != 0 || res.IsError {
 			t.Errorf("asked %v, result %q", ap.asked, res.Content)
 		}
@@ -321,7 +322,7 @@ func TestApprovalScopes(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(w.Work, "keep"), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		res := w.run(t, "r", builtin.Bash(), bashArgs("touch a && rm keep"))
+		res := w.run(t, "r", bashtool.New(), bashArgs("touch a && rm keep"))
 		if !strings.HasPrefix(res.Content, "error: command not approved") {
 			t.Errorf("got %q", res.Content)
 		}
@@ -462,7 +463,7 @@ func TestGitGuard(t *testing.T) {
 	line := "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && " +
 		"git config core.fsmonitor 'touch pwned' && git config user.name wisp && git config alias.x '!touch pwned' && " +
 		"echo ../elsewhere > .git/commondir"
-	res := w.run(t, "g", builtin.Bash(), bashArgs(line))
+	res := w.run(t, "g", bashtool.New(), bashArgs(line))
 	if !strings.Contains(res.Content, "gate: restored") {
 		t.Fatalf("the model is not told:\n%s", res.Content)
 	}
@@ -484,7 +485,7 @@ func TestGitGuard(t *testing.T) {
 	}
 
 	// Ordinary git work is left alone.
-	res = w.run(t, "ok", builtin.Bash(), bashArgs("git config user.email a@b.c && git remote add origin https://example.com/r.git"))
+	res = w.run(t, "ok", bashtool.New(), bashArgs("git config user.email a@b.c && git remote add origin https://example.com/r.git"))
 	if strings.Contains(res.Content, "restored") {
 		t.Errorf("ordinary config was reverted:\n%s", res.Content)
 	}
@@ -497,7 +498,7 @@ func TestGitGuard(t *testing.T) {
 // The model cannot raise the configured command timeout.
 func TestCommandTimeoutIsALimit(t *testing.T) {
 	w := newWorld(t, func(o *gate.Options) { o.CommandTimeout = 300 * time.Millisecond })
-	res := w.run(t, "slow", builtin.Bash(), `{"command":"sleep 5; echo finished","timeout":30}`)
+	res := w.run(t, "slow", bashtool.New(), `{"command":"sleep 5; echo finished","timeout":30}`)
 	if strings.Contains(res.Content, "finished") || !strings.Contains(res.Content, "limited to") {
 		t.Fatalf("the model's timeout beat the configured one:\n%s", res.Content)
 	}
@@ -511,7 +512,7 @@ func TestCommandTimeoutIsALimit(t *testing.T) {
 func TestJudgedDialectIsRunDialect(t *testing.T) {
 	w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Deny{Reason: "no"} })
 	line := `echo $'\' ; touch pwned ; #'`
-	res := w.run(t, "d", builtin.Bash(), bashArgs(line))
+	res := w.run(t, "d", bashtool.New(), bashArgs(line))
 	if _, err := os.Stat(filepath.Join(w.Work, "pwned")); err == nil {
 		t.Fatalf("a second command ran:\n%s", res.Content)
 	}
@@ -637,7 +638,7 @@ func TestOnceApprovesOneCall(t *testing.T) {
 		{"b", "touch second && rm first"},
 		{"c", "touch third"},
 	} {
-		if res := w.run(t, c.id, builtin.Bash(), bashArgs(c.line)); res.IsError {
+		if res := w.run(t, c.id, bashtool.New(), bashArgs(c.line)); res.IsError {
 			t.Fatalf("%s: %s", c.line, res.Content)
 		}
 	}
@@ -656,7 +657,7 @@ func TestOnceApprovesOneCall(t *testing.T) {
 	t.Run("within one call, the same pattern is asked once", func(t *testing.T) {
 		ap := &countingApprover{answer: gate.Answer{Allow: true, Scope: approval.ScopeOnce}}
 		w := newWorld(t, func(o *gate.Options) { o.Approver = ap })
-		w.run(t, "d", builtin.Bash(), bashArgs("touch a; touch b"))
+		w.run(t, "d", bashtool.New(), bashArgs("touch a; touch b"))
 		if len(ap.asked) != 1 {
 			t.Errorf("asked %d times, want once", len(ap.asked))
 		}
@@ -754,7 +755,7 @@ func TestAuditFailureFailsClosed(t *testing.T) {
 	}
 	w := newWorld(t, func(o *gate.Options) { o.Approver = gate.Allow{}; o.Sink = sink })
 	w.BreakAudit(t)
-	if res := w.run(t, "c1", builtin.Bash(), bashArgs("touch ran1")); !strings.HasPrefix(res.Content, "error: audit log unavailable: ") {
+	if res := w.run(t, "c1", bashtool.New(), bashArgs("touch ran1")); !strings.HasPrefix(res.Content, "error: audit log unavailable: ") {
 		t.Errorf("first command after the failure: %q", res.Content)
 	}
 	tests := []struct {
@@ -763,8 +764,8 @@ func TestAuditFailureFailsClosed(t *testing.T) {
 		args     string
 		victim   string
 	}{
-		{"safe command", "c2", builtin.Bash(), bashArgs("ls > ran2"), "ran2"},
-		{"approved command", "c3", builtin.Bash(), bashArgs("touch ran3"), "ran3"},
+		{"safe command", "c2", bashtool.New(), bashArgs("ls > ran2"), "ran2"},
+		{"approved command", "c3", bashtool.New(), bashArgs("touch ran3"), "ran3"},
 		{"write", "c4", builtin.Write(), `{"path":"ran4","content":"x"}`, "ran4"},
 	}
 	for _, tt := range tests {
@@ -807,8 +808,8 @@ func TestFailClosed(t *testing.T) {
 		tl   tool.Tool
 		args string
 	}{
-		{builtin.Bash(), bashArgs("touch x")},
-		{builtin.Bash(), bashArgs("ls")},
+		{bashtool.New(), bashArgs("touch x")},
+		{bashtool.New(), bashArgs("ls")},
 		{builtin.Edit(), `{"path":"x","old_text":"a","new_text":"b"}`},
 	} {
 		res := w.run(t, "f", c.tl, c.args)
@@ -869,7 +870,7 @@ func TestAutoRunForReal(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	// bash's /dev/tcp connects without any other program.
 	probe := fmt.Sprintf("(exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null && echo CONNECTED || echo REFUSED", port)
-	res := w.run(t, "auto", builtin.Bash(), bashArgs("ls"))
+	res := w.run(t, "auto", bashtool.New(), bashArgs("ls"))
 	if res.IsError || len(ap.asked) != 0 {
 		t.Fatalf("safe line: asked %d, result %q", len(ap.asked), res.Content)
 	}
@@ -877,7 +878,7 @@ func TestAutoRunForReal(t *testing.T) {
 	if o.Profile != audit.ProfileAutoRun || o.Containment != s.Containment || o.ExitCode != 0 {
 		t.Errorf("safe line audited as %+v, want auto-run under %s", o, s.Containment)
 	}
-	res = w.run(t, "net", builtin.Bash(), bashArgs(probe))
+	res = w.run(t, "net", bashtool.New(), bashArgs(probe))
 	if len(ap.asked) == 0 || !strings.Contains(res.Content, "CONNECTED") {
 		t.Errorf("approved network line: asked %d, result %q", len(ap.asked), res.Content)
 	}
@@ -892,7 +893,7 @@ func TestAutoRunForReal(t *testing.T) {
 	// in the auto-run profile: no network.
 	never := newWorld(t, func(o *gate.Options) { o.Approver = ap; o.Threshold = approval.ThresholdNever })
 	asked := len(ap.asked)
-	res = never.run(t, "never", builtin.Bash(), bashArgs(probe))
+	res = never.run(t, "never", bashtool.New(), bashArgs(probe))
 	if len(ap.asked) != asked || !strings.Contains(res.Content, "REFUSED") {
 		t.Errorf("unasked network line: asked %d, result %q", len(ap.asked)-asked, res.Content)
 	}
@@ -910,7 +911,7 @@ func TestAuditFailureBeforeTheRun(t *testing.T) {
 		args         string
 	}{
 		{"write", "w.txt", builtin.Write(), `{"path":"w.txt","content":"x"}`},
-		{"command", "c.txt", builtin.Bash(), bashArgs("touch c.txt")},
+		{"command", "c.txt", bashtool.New(), bashArgs("touch c.txt")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, func(o *gate.Options) {
@@ -941,13 +942,13 @@ func TestDenialWithANote(t *testing.T) {
 		want    string
 		refusal string
 	}{
-		{"command with a note", builtin.Bash(), bashArgs("touch x"), gate.Answer{Reason: "denied", Note: " use rg instead "},
+		{"command with a note", bashtool.New(), bashArgs("touch x"), gate.Answer{Reason: "denied", Note: " use rg instead "},
 			"error: the user denied this call: use rg instead", "the user denied this call: use rg instead"},
 		{"file change with a note", builtin.Write(), `{"path":"a.txt","content":"x"}`, gate.Answer{Reason: "denied", Note: "write b.txt"},
 			"error: the user denied this call: write b.txt", "the user denied this call: write b.txt"},
-		{"a plain no", builtin.Bash(), bashArgs("touch x"), gate.Answer{Reason: "denied"},
+		{"a plain no", bashtool.New(), bashArgs("touch x"), gate.Answer{Reason: "denied"},
 			"error: command not approved: touch x (denied", "not approved: denied"},
-		{"a note with a yes is no denial", builtin.Bash(), bashArgs("touch x"), gate.Answer{Allow: true, Scope: approval.ScopeOnce, Note: "ok"},
+		{"a note with a yes is no denial", bashtool.New(), bashArgs("touch x"), gate.Answer{Allow: true, Scope: approval.ScopeOnce, Note: "ok"},
 			"exit_code: 0", ""},
 	}
 	for i, tt := range tests {

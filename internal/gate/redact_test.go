@@ -11,6 +11,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/gate/gatetest"
 	"github.com/wisp-agent/wisp/internal/keys"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/bashtool"
 )
 
 // A configured key in any tool's output is replaced before the model or
@@ -27,7 +28,7 @@ func TestToolResultsAreRedacted(t *testing.T) {
 	}{
 		{"read tool", func() string { return w.Run(t, "r", builtin.Read(), `{"path":"notes.txt"}`).Content }},
 		{"bash", func() string {
-			return w.Run(t, "b", builtin.Bash(), `{"command":"printf '%s%s\\n' sk-ant-test- 0123456789; echo short"}`).Content
+			return w.Run(t, "b", bashtool.New(), `{"command":"printf '%s%s\\n' sk-ant-test- 0123456789; echo short"}`).Content
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

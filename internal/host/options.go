@@ -2,10 +2,10 @@ package host
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/host/hostconfig"
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
@@ -66,11 +66,9 @@ var ErrReported = errors.New("failed")
 
 // UsageError is a request that cannot be met as asked (a bad flag, a
 // session that does not exist): the command line's exit code 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
+type UsageError = hostconfig.UsageError
 
 // Usagef makes a UsageError.
-func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+func Usagef(format string, a ...any) error { return hostconfig.Usagef(format, a...) }
 
 func usagef(format string, a ...any) error { return Usagef(format, a...) }

@@ -12,6 +12,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/skills"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/bashtool"
 	"github.com/wisp-agent/wisp/internal/tool/custom"
 	"github.com/wisp-agent/wisp/internal/trust"
 	"github.com/wisp-agent/wisp/internal/workspace"
@@ -96,12 +97,12 @@ func builtinNames(all *tool.Registry) []string {
 type ToolSet struct {
 	All     *tool.Registry
 	Sources map[string]string
-	Bash    *builtin.BashTool
+	Bash    *bashtool.Tool
 	Warns   []string
 }
 
 func BuildTools(cfg *Config, p *Project, exts []Extension, stderr io.Writer, insp builtin.InspectSource) (*ToolSet, error) {
-	ts := &ToolSet{Bash: builtin.Bash(), Sources: map[string]string{}}
+	ts := &ToolSet{Bash: bashtool.New(), Sources: map[string]string{}}
 	all := tool.NewRegistry(allBuiltins(ts.Bash, stderr, insp)...)
 	if p != nil && len(p.Skills.Skills) > 0 {
 		all.Add(builtin.Skill(&p.Skills))

@@ -1,234 +1,39 @@
 package host
 
 import (
-	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/host/hostconfig"
 	"github.com/wisp-agent/wisp/internal/provider"
-	"github.com/wisp-agent/wisp/internal/provider/anthropic"
-	"github.com/wisp-agent/wisp/internal/provider/fake"
-	"github.com/wisp-agent/wisp/internal/provider/openai"
 )
-
-// Default models, used when neither a flag, the environment nor the
-// settings name one.
-const (
-	defaultAnthropicModel = "claude-sonnet-5-5"
-	defaultOpenAIModel    = "gpt-5.5"
-)
-
-// defaultIdle is how long a provider may stay silent (no headers, no
-// stream bytes) before wisp gives up on the request and retries it:
-// long enough for a model that thinks quietly, short enough that a
-// stalled connection does not hang a run.
-const defaultIdle = 300 * time.Second
 
 // providerChoice is the resolved provider configuration.
-type providerChoice struct {
-	Name, Model, BaseURL, APIKey string
-	// MaxResponseBytes bounds one reply held in memory (0: the default).
-	MaxResponseBytes int64
-	// From says where provider, model, base_url and api_key came from:
-	// a flag (--model), a variable (WISP_MODEL), a file and key
-	// ("~/.wisp/settings.json: model"), or how wisp chose it. Every
-	// reader of the configuration (the session, wisp config, the
-	// inspect tool) shows these; none works out precedence again.
-	From map[string]string
-}
+type providerChoice = hostconfig.Choice
 
-// origin is a setting's value and where it came from: a flag, an
-// environment variable, or a file and key ("~/.wisp/settings.json: model").
-type origin struct{ value, from string }
-
-// firstOrigin is the first origin that holds a value.
-func firstOrigin(vals ...origin) origin {
-	for _, o := range vals {
-		if o.value != "" {
-			return o
-		}
-	}
-	return origin{}
-}
-
-// bad is the usage error for a value of key that is wrong: it names the
-// flag or variable, or the file and the key, so the person knows what to
-// fix (`--base-url "localhost:8080": must start with http:// or https://`).
-func (o origin) bad(key string, problem error) error {
-	if strings.Contains(o.from, ": ") {
-		return usagef("%s %q (%s): %v", key, o.value, o.from, problem)
-	}
-	return usagef("%s %q: %v", o.from, o.value, problem)
-}
-
-// chooseProvider resolves flags > environment > settings. With nothing
-// configured it names exactly what to set; a bad value names where it
-// came from.
+// chooseProvider resolves flags > environment > settings (see
+// hostconfig.Choose).
 func chooseProvider(o Options, s config.Settings, getenv config.Getenv, settingsFile string) (providerChoice, error) {
-	name := firstOrigin(origin{o.Provider, "--provider"}, origin{getenv("WISP_PROVIDER"), "WISP_PROVIDER"}, origin{s.Provider, s.Source("provider")})
-	model := firstOrigin(origin{o.Model, "--model"}, origin{getenv("WISP_MODEL"), "WISP_MODEL"}, origin{s.Model, s.Source("model")})
-	if model.value != "" {
-		if err := config.CheckModel(model.value); err != nil {
-			return providerChoice{}, model.bad("model", err)
-		}
-	}
-	c := providerChoice{Name: name.value, MaxResponseBytes: s.MaxResponseBytes,
-		From: map[string]string{"provider": name.from, "model": model.from, "base_url": "the provider's default"}}
-	if c.Name == "" {
-		c.From["provider"] = "inferred from the API key"
-		switch {
-		case getenv("ANTHROPIC_API_KEY") != "" || s.AnthropicAPIKey != "":
-			c.Name = "anthropic"
-		case getenv("OPENAI_API_KEY") != "" || s.OpenAIAPIKey != "":
-			c.Name = "openai"
-		default:
-			return c, fmt.Errorf("no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, "+
-				"or choose one with --provider or WISP_PROVIDER (anthropic, openai, openai-compatible, fake), "+
-				"or set \"provider\" in %s", settingsFile)
-		}
-	}
-	c.Model = model.value
-	base := firstOrigin(origin{o.BaseURL, "--base-url"}, origin{getenv("WISP_BASE_URL"), "WISP_BASE_URL"},
-		origin{getenv(BaseURLVar(c.Name)), BaseURLVar(c.Name)}, origin{s.BaseURL, s.Source("base_url")})
-	if c.Name == "fake" {
-		// The fake provider starts its own server; only a flag or
-		// variable given for this run is checked.
-		base = firstOrigin(origin{o.BaseURL, "--base-url"}, origin{getenv("WISP_BASE_URL"), "WISP_BASE_URL"})
-	}
-	if base.value != "" {
-		c.From["base_url"] = base.from
-	}
-	if base.value != "" && config.KnownProvider(c.Name) {
-		if err := config.CheckBaseURL(base.value); err != nil {
-			return c, base.bad("base_url", err)
-		}
-	}
-	if c.Model == "" {
-		c.From["model"] = "the default for " + c.Name
-	}
-	key := keyOrigin(c.Name, s, getenv, settingsFile)
-	c.From["api_key"] = first(key.from, "not set")
-	switch c.Name {
-	case "anthropic":
-		c.BaseURL = base.value
-		c.APIKey = key.value
-		c.Model = first(c.Model, defaultAnthropicModel)
-		if c.APIKey == "" {
-			return c, fmt.Errorf("anthropic needs an API key: set ANTHROPIC_API_KEY (or WISP_API_KEY, or \"anthropic_api_key\" in %s)", settingsFile)
-		}
-	case "openai":
-		c.BaseURL = base.value
-		c.APIKey = key.value
-		c.Model = first(c.Model, defaultOpenAIModel)
-		if c.APIKey == "" {
-			return c, fmt.Errorf("openai needs an API key: set OPENAI_API_KEY (or WISP_API_KEY, or \"openai_api_key\" in %s)", settingsFile)
-		}
-	case "openai-compatible":
-		c.BaseURL = base.value
-		// Local servers (Ollama, llama.cpp) take any key; the SDK wants one.
-		c.APIKey = first(key.value, "none")
-		if c.BaseURL == "" {
-			return c, fmt.Errorf("openai-compatible needs the server's address: set --base-url or WISP_BASE_URL (e.g. http://localhost:11434/v1 for Ollama)")
-		}
-		if c.Model == "" {
-			return c, fmt.Errorf("openai-compatible needs a model name: set --model or WISP_MODEL (e.g. qwen3-coder)")
-		}
-	case "fake":
-		c.Model = first(c.Model, "fake")
-	default:
-		return c, usagef("unknown provider %q (%s): use anthropic, openai, openai-compatible or fake", c.Name, name.from)
-	}
-	return c, nil
+	return hostconfig.Choose(flagsOf(o), s, getenv, settingsFile)
 }
 
-// keyOrigin is the API key a provider uses, and where it came from, in
-// the order each provider looks: its own variable first, WISP_API_KEY,
-// then settings.json's provider key and api_key. An openai-compatible
-// server takes WISP_API_KEY first: its key is seldom OpenAI's.
-func keyOrigin(provider string, s config.Settings, getenv config.Getenv, settingsFile string) origin {
-	wisp := origin{getenv("WISP_API_KEY"), "WISP_API_KEY"}
-	general := origin{s.APIKey, settingsFile + ": api_key"}
-	switch provider {
-	case "anthropic":
-		return firstOrigin(origin{getenv("ANTHROPIC_API_KEY"), "ANTHROPIC_API_KEY"}, wisp, origin{s.AnthropicAPIKey, settingsFile + ": anthropic_api_key"}, general)
-	case "openai":
-		return firstOrigin(origin{getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"}, wisp, origin{s.OpenAIAPIKey, settingsFile + ": openai_api_key"}, general)
-	case "openai-compatible":
-		return firstOrigin(wisp, origin{getenv("OPENAI_API_KEY"), "OPENAI_API_KEY"}, general, origin{s.OpenAIAPIKey, settingsFile + ": openai_api_key"})
-	}
-	return origin{}
-}
-
-// describe words where a value came from for a person: "flag --model",
-// "env WISP_MODEL", or the file and key as they are.
-func describe(from string) string {
-	switch {
-	case strings.HasPrefix(from, "--"):
-		return "flag " + from
-	case from != "" && strings.ToUpper(from) == from && !strings.ContainsAny(from, " :/"):
-		return "env " + from
-	}
-	return from
+// flagsOf is the part of o that configuration resolution reads.
+func flagsOf(o Options) hostconfig.Flags {
+	return hostconfig.Flags{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL, SessionDir: o.SessionDir}
 }
 
 // openProvider builds the provider; close releases what it started (the
 // fake provider's loopback server).
-func openProvider(c providerChoice, getenv config.Getenv, idle time.Duration) (p provider.Provider, closeFn func(), err error) {
-	closeFn = func() {}
-	if idle <= 0 {
-		idle = defaultIdle
-	}
-	client := &http.Client{Transport: provider.IdleTransport(nil, idle)}
-	switch c.Name {
-	case "anthropic":
-		p = anthropic.New(anthropic.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-	case "openai", "openai-compatible":
-		p = openai.New(openai.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-	case "fake":
-		script := fake.Demo()
-		if path := getenv("WISP_FAKE_SCRIPT"); path != "" {
-			script, err = fake.LoadScript(path)
-			if err != nil {
-				return nil, closeFn, fmt.Errorf("WISP_FAKE_SCRIPT: %w", err)
-			}
-		}
-		srv, err := fake.Start(script)
-		if err != nil {
-			return nil, closeFn, fmt.Errorf("start the fake provider: %w", err)
-		}
-		closeFn = srv.Close
-		// The fake speaks both wire formats; WISP_FAKE_FORMAT picks which
-		// official client talks to it.
-		if strings.EqualFold(getenv("WISP_FAKE_FORMAT"), "openai") {
-			p = openai.New(openai.Options{APIKey: "fake", BaseURL: srv.URL() + "/v1", HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-		} else {
-			p = anthropic.New(anthropic.Options{APIKey: "fake", BaseURL: srv.URL(), HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-		}
-	}
-	return provider.WithRetry(p, provider.RetryPolicy{}), closeFn, nil
+func openProvider(c providerChoice, getenv config.Getenv, idle time.Duration) (provider.Provider, func(), error) {
+	return hostconfig.Open(c, getenv, idle)
 }
 
-func first(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
+func first(vals ...string) string { return hostconfig.First(vals...) }
 
 // MergeProject lays a trusted project's settings over the user's.
 func MergeProject(s, project config.Settings) config.Settings {
-	// Overlay also keeps which file each value came from, for errors.
-	return config.Overlay(s, project)
+	return hostconfig.MergeProject(s, project)
 }
 
 // BaseURLVar is the variable that names a provider's base URL.
-func BaseURLVar(provider string) string {
-	if provider == "anthropic" {
-		return "ANTHROPIC_BASE_URL"
-	}
-	return "OPENAI_BASE_URL"
-}
+func BaseURLVar(provider string) string { return hostconfig.BaseURLVar(provider) }

@@ -19,6 +19,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/provider"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/bashtool"
 	"github.com/wisp-agent/wisp/internal/transcript"
 	"github.com/wisp-agent/wisp/internal/trust"
 )
@@ -39,7 +40,7 @@ type Session struct {
 	gate    *gate.Gate
 	parts   *gateParts
 	tools   *tool.Registry
-	bash    *builtin.BashTool
+	bash    *bashtool.Tool
 	session *transcript.Writer
 	bus     bus
 	closers []func()
@@ -104,7 +105,7 @@ var toolAliases = map[string]string{"run_command": "bash", "read_file": "read", 
 
 // allBuiltins builds one session's built-in tools, in the order the model
 // sees them.
-func allBuiltins(bash *builtin.BashTool, stderr io.Writer, insp builtin.InspectSource) []tool.Tool {
+func allBuiltins(bash *bashtool.Tool, stderr io.Writer, insp builtin.InspectSource) []tool.Tool {
 	return []tool.Tool{
 		builtin.Read(), builtin.Grep(), builtin.Find(), builtin.Ls(),
 		builtin.Write(), builtin.Edit(), bash,

@@ -13,50 +13,18 @@ import (
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/gate"
-	"github.com/wisp-agent/wisp/internal/policy"
+	"github.com/wisp-agent/wisp/internal/host/hostconfig"
 	"github.com/wisp-agent/wisp/internal/sandbox"
 	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
-// loaded is the user's configuration, read once per process.
-type Config struct {
-	Paths    config.Paths
-	Settings config.Settings
-	File     config.File
-	Policy   *policy.Policy
-	Warns    []string
-}
+// Config is the user's configuration, read once per process.
+type Config = hostconfig.Config
 
-// loadConfig reads ~/.wisp/settings.json and ~/.wisp/config.json. A bad
+// LoadConfig reads ~/.wisp/settings.json and ~/.wisp/config.json. A bad
 // file or pattern is a MalformedError naming the file and the key.
-func LoadConfig(getenv config.Getenv) (*Config, error) {
-	paths, err := config.ResolvePaths(getenv)
-	if err != nil {
-		return nil, err
-	}
-	l := &Config{Paths: paths}
-	var warns []string
-	l.Settings, warns, err = config.LoadSettings(paths)
-	l.Warns = append(l.Warns, warns...)
-	if err != nil {
-		return nil, err
-	}
-	l.File, warns, err = config.LoadFile(paths)
-	l.Warns = append(l.Warns, warns...)
-	if err != nil {
-		return nil, err
-	}
-	l.Policy, err = policy.Compile(l.File.CommandPolicy.Deny, l.File.CommandPolicy.Allow)
-	var pe *policy.PatternError
-	if errors.As(err, &pe) {
-		return nil, &config.MalformedError{File: paths.Pretty(paths.ConfigFile()), What: pe.Error()}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
+func LoadConfig(getenv config.Getenv) (*Config, error) { return hostconfig.Load(getenv) }
 
 // expandHome turns a leading ~ into the home folder.
 func expandHome(p, home string) string {

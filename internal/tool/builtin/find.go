@@ -39,7 +39,7 @@ func (findTool) Spec() tool.Spec {
 // Describe states the limits find enforces and an example prompt, for
 // `wisp tools --markdown` and wisp://tools.md.
 func (findTool) Describe() (limits []string, example string) {
-	return []string{fmt.Sprintf("at most %s paths", thousands(findMaxResults)), "respects .gitignore"},
+	return []string{fmt.Sprintf("at most %s paths", tool.Thousands(findMaxResults)), "respects .gitignore"},
 		"List all the Go test files under internal/."
 }
 

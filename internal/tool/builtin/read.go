@@ -49,7 +49,7 @@ func (readTool) Spec() tool.Spec {
 // Describe states the limits read enforces and an example prompt, for
 // `wisp tools --markdown` and wisp://tools.md.
 func (readTool) Describe() (limits []string, example string) {
-	return []string{fmt.Sprintf("at most %s lines or %d KB a call; continue with offset", thousands(readMaxLines), readMaxBytes>>10), "text files only", "inside the working directory; protected paths refused"},
+	return []string{fmt.Sprintf("at most %s lines or %d KB a call; continue with offset", tool.Thousands(readMaxLines), readMaxBytes>>10), "text files only", "inside the working directory; protected paths refused"},
 		"Read internal/cli/cli.go and explain how exit codes are chosen."
 }
 

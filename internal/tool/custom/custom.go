@@ -47,7 +47,7 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/tool"
-	"github.com/wisp-agent/wisp/internal/tool/builtin"
+	"github.com/wisp-agent/wisp/internal/tool/builtin/bashtool"
 )
 
 // Limits of a definition (custom-tools.md).
@@ -191,7 +191,7 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, args json.RawMessage) (to
 	if env == nil {
 		env = &tool.Env{}
 	}
-	return builtin.RunLine(ctx, env, line, t.workdir(env), t.timeout), nil
+	return bashtool.RunLine(ctx, env, line, t.workdir(env), t.timeout), nil
 }
 
 func (t *Tool) workdir(env *tool.Env) string {

@@ -1,4 +1,4 @@
-package builtin
+package bashtool
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func bashEnv(t *testing.T) *tool.Env {
 // supplies a shell in wisp.
 func testShell(line, dir string) *exec.Cmd { return sandbox.Command(sandbox.Config{}, "", line, dir) }
 
-func bashCallT(t *testing.T, b *BashTool, env *tool.Env, args string) tool.Result {
+func bashCallT(t *testing.T, b *Tool, env *tool.Env, args string) tool.Result {
 	t.Helper()
 	res, err := b.Run(context.Background(), env, json.RawMessage(args))
 	if err != nil {
@@ -66,7 +66,7 @@ func TestBashArgs(t *testing.T) {
 		{name: "wait too long", args: `{"operation":"poll","process_id":"p1","wait_seconds":31}`, err: "wait_seconds is at most 30s"},
 		{name: "timeout as string", args: `{"command":"ls","timeout":"60"}`, err: "timeout must be a number"},
 	}
-	b := Bash()
+	b := New()
 	env := bashEnv(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,7 +118,7 @@ func TestBashRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := bashCallT(t, Bash(), env, tc.args)
+			res := bashCallT(t, New(), env, tc.args)
 			if res.IsError != tc.isError {
 				t.Errorf("IsError = %v", res.IsError)
 			}
@@ -145,7 +145,7 @@ func TestBashRun(t *testing.T) {
 
 func TestBashTruncatedFileHoldsAll(t *testing.T) {
 	env := bashEnv(t)
-	res := bashCallT(t, Bash(), env, `{"command":"seq 1 5000; seq 1 3 >&2"}`)
+	res := bashCallT(t, New(), env, `{"command":"seq 1 5000; seq 1 3 >&2"}`)
 	m := regexp.MustCompile(`full output: (\S+)\]`).FindStringSubmatch(res.Content)
 	if m == nil {
 		t.Fatalf("no file in:\n%.300s", res.Content)
@@ -171,14 +171,14 @@ func TestBashUsesEnvShell(t *testing.T) {
 		gotLine, gotDir = line, dir
 		return exec.Command("/bin/sh", "-c", "echo wrapped; "+line)
 	}
-	res := bashCallT(t, Bash(), env, `{"command":"echo inner"}`)
+	res := bashCallT(t, New(), env, `{"command":"echo inner"}`)
 	if gotLine != "echo inner" || gotDir != env.Workdir || !strings.Contains(res.Content, "wrapped\ninner\n") {
 		t.Fatalf("line %q dir %q result:\n%s", gotLine, gotDir, res.Content)
 	}
 }
 
 func TestBashManaged(t *testing.T) {
-	b := Bash()
+	b := New()
 	defer b.Close()
 	env := bashEnv(t)
 	gate := filepath.Join(env.Workdir, "go")
@@ -233,7 +233,7 @@ func TestBashManaged(t *testing.T) {
 }
 
 func TestBashProcessTableAndClose(t *testing.T) {
-	b := Bash()
+	b := New()
 	env := bashEnv(t)
 	start := `{"operation":"start","command":"sleep 100","yield_seconds":0}`
 	for i := 0; i < bashMaxProcesses; i++ {
@@ -269,7 +269,7 @@ func TestBashContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan tool.Result)
 	go func() {
-		res, _ := Bash().Run(ctx, env, json.RawMessage(`{"command":"touch started; sleep 100"}`))
+		res, _ := New().Run(ctx, env, json.RawMessage(`{"command":"touch started; sleep 100"}`))
 		done <- res
 	}()
 	for {
@@ -289,17 +289,14 @@ func TestBashContextCancel(t *testing.T) {
 	}
 }
 
-func TestBuiltinSpecs(t *testing.T) {
+func TestBashSpec(t *testing.T) {
 	tests := []struct {
 		tool     tool.Tool
 		name     string
 		class    tool.Class
 		maxBytes int
 	}{
-		{Bash(), "bash", tool.Command, 900},
-		{CurrentDate(), "current_date", tool.Read, 250},
-		{SystemInfo(), "system_info", tool.Read, 250},
-		{Notify(nil), "notify", tool.Read, 250},
+		{New(), "bash", tool.Command, 900},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -319,7 +316,54 @@ func TestBuiltinSpecs(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := tool.Tool(Bash()).(tool.CommandLiner); !ok {
+	if _, ok := tool.Tool(New()).(tool.CommandLiner); !ok {
 		t.Fatal("bash is not a CommandLiner")
+	}
+}
+
+// TestBashNeedsAShell: bash run and start refuse to run anything when no
+// shell was supplied, and say why.
+func TestBashNeedsAShell(t *testing.T) {
+	tests := []struct{ name, args, want string }{
+		{"run", `{"command":"touch ran"}`, "error: could not run the command: no shell was supplied"},
+		{"start", `{"operation":"start","command":"touch ran","yield_seconds":0}`, "error: could not start the command: no shell was supplied"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := bashEnv(t)
+			env.Shell = nil
+			b := New()
+			defer b.Close()
+			res := bashCallT(t, b, env, tc.args)
+			if !res.IsError || !strings.HasPrefix(res.Content, tc.want) {
+				t.Errorf("got %q, want %q…", res.Content, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(env.Workdir, "ran")); err == nil {
+				t.Error("the command ran")
+			}
+		})
+	}
+}
+
+// TestBashDescribesItself: the catalogue asks bash for its limits and
+// example; a command tool changes files only through the shell, so it is
+// no tool.Mutator.
+func TestBashDescribesItself(t *testing.T) {
+	tl := tool.Tool(New())
+	d, ok := tl.(tool.Describer)
+	if !ok {
+		t.Fatal("does not implement tool.Describer")
+	}
+	limits, example := d.Describe()
+	if example == "" {
+		t.Error("no example prompt")
+	}
+	for _, l := range limits {
+		if strings.TrimSpace(l) == "" {
+			t.Errorf("blank limit in %q", limits)
+		}
+	}
+	if _, ok := tl.(tool.Mutator); ok != (tl.Spec().Class == tool.Mutating) {
+		t.Errorf("class %s, implements tool.Mutator: %v", tl.Spec().Class, ok)
 	}
 }

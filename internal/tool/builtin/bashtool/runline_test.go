@@ -1,4 +1,4 @@
-package builtin
+package bashtool
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func TestRunLineMatchesBash(t *testing.T) {
 	env := bashEnv(t)
 	line := "printf 'a\\nb'; echo oops >&2; exit 1"
 	direct := RunLine(context.Background(), env, line, "", 0)
-	viaBash := bashCallT(t, Bash(), env, `{"command":"printf 'a\\nb'; echo oops >&2; exit 1"}`)
+	viaBash := bashCallT(t, New(), env, `{"command":"printf 'a\\nb'; echo oops >&2; exit 1"}`)
 	if direct.Content != viaBash.Content || direct.IsError != viaBash.IsError {
 		t.Fatalf("RunLine and bash differ:\n%q\n%q", direct.Content, viaBash.Content)
 	}

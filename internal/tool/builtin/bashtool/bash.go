@@ -1,4 +1,9 @@
-package builtin
+// Package bashtool holds the command tool, bash: one-shot runs and the
+// session's managed processes, and RunLine, the one way a tool runs a shell
+// line to its end. It must not build a process itself: every line runs
+// through the shell the gate hands it in tool.Env, which wraps it in the
+// sandbox, and deciding whether a line may run is the gate's job.
+package bashtool
 
 import (
 	"bytes"
@@ -47,10 +52,10 @@ const (
 	bashMaxProcesses = 16
 )
 
-// BashTool runs shell lines: one-shot (run) or as managed processes
+// Tool runs shell lines: one-shot (run) or as managed processes
 // (start, poll, cancel). One instance serves one session and owns that
 // session's managed processes; Close ends them.
-type BashTool struct {
+type Tool struct {
 	mu     sync.Mutex
 	procs  map[string]*bashProcess
 	nextID int
@@ -65,13 +70,13 @@ type bashProcess struct {
 	final bool
 }
 
-// Bash returns a bash tool with an empty process table.
-func Bash() *BashTool {
-	return &BashTool{procs: map[string]*bashProcess{}}
+// New returns a bash tool with an empty process table.
+func New() *Tool {
+	return &Tool{procs: map[string]*bashProcess{}}
 }
 
 // Spec describes bash to the model and the gate.
-func (b *BashTool) Spec() tool.Spec {
+func (b *Tool) Spec() tool.Spec {
 	return tool.Spec{
 		Name:        "bash",
 		Description: strings.TrimSpace(bashDescription),
@@ -82,10 +87,10 @@ func (b *BashTool) Spec() tool.Spec {
 
 // Describe states the limits bash enforces and an example prompt, for
 // `wisp tools --markdown` and wisp://tools.md.
-func (*BashTool) Describe() (limits []string, example string) {
+func (*Tool) Describe() (limits []string, example string) {
 	return []string{
 			fmt.Sprintf("default timeout %s (commandTimeoutSeconds), then SIGTERM to the process group and SIGKILL %s later", spacedSeconds(bashDefaultTimeout), spacedSeconds(proc.DefaultGrace)),
-			fmt.Sprintf("output bound %d KB / %s lines per stream, tail kept, whole output saved under $TMPDIR", proc.DefaultBoundBytes>>10, thousands(proc.DefaultBoundLines)),
+			fmt.Sprintf("output bound %d KB / %s lines per stream, tail kept, whole output saved under $TMPDIR", proc.DefaultBoundBytes>>10, tool.Thousands(proc.DefaultBoundLines)),
 			"sandboxed: writes only in the workspace, $TMPDIR and configured paths",
 			fmt.Sprintf("start/poll/cancel: at most %d managed processes, lifetime %s by default", bashMaxProcesses, spacedSeconds(bashDefaultLifetime)),
 		},
@@ -94,7 +99,7 @@ func (*BashTool) Describe() (limits []string, example string) {
 
 // CommandLine returns the shell line a run or start call will run. Poll
 // and cancel act on a process already approved at start; they return "".
-func (b *BashTool) CommandLine(args json.RawMessage) (string, error) {
+func (b *Tool) CommandLine(args json.RawMessage) (string, error) {
 	c, err := parseBashCall(args)
 	if err != nil {
 		return "", err
@@ -103,7 +108,7 @@ func (b *BashTool) CommandLine(args json.RawMessage) (string, error) {
 }
 
 // Run performs one call.
-func (b *BashTool) Run(ctx context.Context, env *tool.Env, args json.RawMessage) (tool.Result, error) {
+func (b *Tool) Run(ctx context.Context, env *tool.Env, args json.RawMessage) (tool.Result, error) {
 	c, err := parseBashCall(args)
 	if err != nil {
 		return tool.Errorf("%v", err), nil
@@ -125,7 +130,7 @@ func (b *BashTool) Run(ctx context.Context, env *tool.Env, args json.RawMessage)
 
 // Close ends every managed process and refuses new ones. It returns when
 // all have ended (each within the kill grace period).
-func (b *BashTool) Close() {
+func (b *Tool) Close() {
 	b.mu.Lock()
 	b.closed = true
 	procs := make([]*proc.Process, 0, len(b.procs))
@@ -144,7 +149,7 @@ func (b *BashTool) Close() {
 	wg.Wait()
 }
 
-func (b *BashTool) run(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
+func (b *Tool) run(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
 	timeout := c.timeout
 	if !c.timeoutGiven {
 		// RunLine applies the configured commandTimeoutSeconds, then the default.
@@ -182,7 +187,7 @@ func commandOutcome(o proc.Outcome) *tool.CommandOutcome {
 	}
 }
 
-func (b *BashTool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
+func (b *Tool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Result {
 	cmd, err := shellCommand(env, c.command, env.Workdir)
 	if err != nil {
 		return tool.Errorf("could not start the command: %v", err)
@@ -213,7 +218,7 @@ func (b *BashTool) start(ctx context.Context, env *tool.Env, c bashCall) tool.Re
 	return b.report(id, e, "(no output yet)")
 }
 
-func (b *BashTool) poll(ctx context.Context, c bashCall) tool.Result {
+func (b *Tool) poll(ctx context.Context, c bashCall) tool.Result {
 	e, res, ok := b.lookup(c.id)
 	if !ok {
 		return res
@@ -222,7 +227,7 @@ func (b *BashTool) poll(ctx context.Context, c bashCall) tool.Result {
 	return b.report(c.id, e, "(no new output)")
 }
 
-func (b *BashTool) cancel(c bashCall) tool.Result {
+func (b *Tool) cancel(c bashCall) tool.Result {
 	e, res, ok := b.lookup(c.id)
 	if !ok {
 		return res
@@ -231,7 +236,7 @@ func (b *BashTool) cancel(c bashCall) tool.Result {
 	return b.report(c.id, e, "(no new output)")
 }
 
-func (b *BashTool) lookup(id string) (*bashProcess, tool.Result, bool) {
+func (b *Tool) lookup(id string) (*bashProcess, tool.Result, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e, ok := b.procs[id]; ok {
@@ -244,7 +249,7 @@ func (b *BashTool) lookup(id string) (*bashProcess, tool.Result, bool) {
 }
 
 // report polls a managed process and formats what is new.
-func (b *BashTool) report(id string, e *bashProcess, empty string) tool.Result {
+func (b *Tool) report(id string, e *bashProcess, empty string) tool.Result {
 	o := e.p.Poll(0)
 	if o.State != proc.Running {
 		b.mu.Lock()
@@ -263,7 +268,7 @@ func (b *BashTool) report(id string, e *bashProcess, empty string) tool.Result {
 // makeRoom drops ended processes until a new one fits: those whose end
 // was reported first, oldest first. It reports whether there is room.
 // The caller holds b.mu.
-func (b *BashTool) makeRoom() bool {
+func (b *Tool) makeRoom() bool {
 	if len(b.procs) < bashMaxProcesses {
 		return true
 	}
@@ -292,7 +297,7 @@ func (b *BashTool) makeRoom() bool {
 }
 
 // ids lists the table's process ids in start order. The caller holds b.mu.
-func (b *BashTool) ids() []string {
+func (b *Tool) ids() []string {
 	ids := make([]string, 0, len(b.procs))
 	for id := range b.procs {
 		ids = append(ids, id)
