@@ -15,7 +15,8 @@ import (
 // TestInteractiveSteering: in line mode, a line typed while a call runs
 // steers the turn (it reaches the model in the very next request, after
 // the call's result), /followup queues a prompt that runs once the turn
-// is done, and an approval question still takes the typed answer.
+// is done, a command such as /exit waits for both, and an approval
+// question still takes the typed answer.
 func TestInteractiveSteering(t *testing.T) {
 	bin := wispBinary(t)
 	srv, err := fake.Start(fake.Script{Turns: []fake.Turn{
@@ -31,12 +32,9 @@ func TestInteractiveSteering(t *testing.T) {
 	w.env = append(w.env, "ANTHROPIC_BASE_URL="+srv.URL(), "WISP_TRUST=0")
 	master, screen, exited, cmd := w.startOnTerminal(t, "start")
 	w.waitFile(t, "started", exited, screen)
-	io.WriteString(master, "look at the README too\n/followup now summarise\n")
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(screen.String(), "follow-up answer") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	io.WriteString(master, "/exit\n")
+	// /exit typed while the call runs waits for the turn and its
+	// follow-up; it is neither dropped nor sent to the model.
+	io.WriteString(master, "look at the README too\n/followup now summarise\n/exit\n")
 	select {
 	case err := <-exited:
 		if err != nil {
@@ -47,7 +45,7 @@ func TestInteractiveSteering(t *testing.T) {
 		t.Fatal("wisp did not exit")
 	}
 	out := screen.String()
-	for _, want := range []string{"(steering: sent to the model after the running step)", "(queued: runs once this turn is done)", "› now summarise", "steered answer", "follow-up answer"} {
+	for _, want := range []string{"(steering: sent to the model after the running step)", "(queued: runs once this turn is done)", "› now summarise", "steered answer", "follow-up answer", "(command: runs once this turn is done"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, out)
 		}

@@ -47,6 +47,11 @@ func Run(ctx context.Context, s *host.Session, t *Terminal, sys host.IO, chdir s
 	pending := first
 	interrupts := 0
 	for {
+		if pending == "" && len(t.later) > 0 {
+			// A command typed while the last turn ran: it runs now.
+			pending, t.later = t.later[0], t.later[1:]
+			fmt.Fprintf(out, "\n› %s\n", pending)
+		}
 		if pending == "" {
 			fmt.Fprint(out, "\n› ")
 			select {
@@ -196,6 +201,9 @@ func showMCP(s *host.Session, out io.Writer) {
 	_ = mcp.WriteStatus(out, list)
 }
 
+// maxLater bounds the commands typed during one turn that wait for it.
+const maxLater = 100
+
 // whileRunning takes a line typed while a turn runs: /followup TEXT
 // queues TEXT to run once the turn is done; other text steers the turn.
 func whileRunning(s *host.Session, t *Terminal, sys host.IO, line string) {
@@ -213,7 +221,14 @@ func whileRunning(s *host.Session, t *Terminal, sys host.IO, line string) {
 			fmt.Fprintln(sys.Stdout, "(queued: runs once this turn is done)")
 		}
 	case strings.HasPrefix(line, "/"):
-		fmt.Fprintln(sys.Stdout, "(commands wait until the turn ends; Ctrl-C cancels it)")
+		// A command (/exit above all) is kept, not dropped: it runs once
+		// the turn and its follow-ups are done.
+		if len(t.later) >= maxLater {
+			fmt.Fprintf(sys.Stdout, "(not queued: %d commands already wait for this turn)\n", maxLater)
+			return
+		}
+		t.later = append(t.later, line)
+		fmt.Fprintln(sys.Stdout, "(command: runs once this turn is done; Ctrl-C cancels the turn)")
 		return
 	default:
 		if err = s.Steer(line); err == nil {

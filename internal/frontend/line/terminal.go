@@ -24,6 +24,9 @@ type Terminal struct {
 	asking  atomic.Bool
 	eof     sync.Once
 	screen  *frontend.Screen
+	// later holds commands typed while a turn ran, in order; the
+	// frontend's loop runs them when the turn is done.
+	later []string
 }
 
 // NewTerminal takes hold of the terminal of sys.
