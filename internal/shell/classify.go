@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/wisp-agent/wisp/internal/shell/bounds"
 	"github.com/wisp-agent/wisp/internal/shell/judge"
 	"github.com/wisp-agent/wisp/internal/shell/programs"
 	"github.com/wisp-agent/wisp/internal/shell/rules"
@@ -76,7 +77,8 @@ func ClassifyWith(line string, opts Options) Verdict {
 
 // ParseCommands returns every simple command in line, including those in
 // substitutions, here-docs fed to shells, sh -c strings, find -exec and
-// xargs. It fails only when the line does not parse.
+// xargs. It fails only when the line does not parse or nests too deep
+// to be analysed.
 func ParseCommands(line string) ([]Command, error) {
 	c := &classifier{collect: true, table: rules.Default()}
 	c.setupRoots()
@@ -145,6 +147,10 @@ type frame struct {
 	src    string
 	cwd    string // "" once a cd went somewhere only known at run time
 	cdpath bool   // CDPATH may be set: cd to a relative name may go anywhere
+	// alts are the directories the line was in before a cd moved it:
+	// a cd that fails leaves the line where it was, and bash runs on
+	// after ";" and "||", so a relative path may start from any of them.
+	alts []string
 }
 
 // ctx is what a command inherits from where it sits.
@@ -158,6 +164,7 @@ type ctx struct {
 
 // fail marks the whole line dangerous.
 func (c *classifier) fail(reason string) {
+	reason = judge.Clip(reason, judge.MaxReason)
 	c.level = Dangerous
 	c.reasons = append(c.reasons, reason)
 	c.rlevels = append(c.rlevels, Dangerous)
@@ -166,6 +173,10 @@ func (c *classifier) fail(reason string) {
 // script parses and walks one piece of source. parent is nil for the line
 // itself; otherwise it is the frame the string came from.
 func (c *classifier) script(src string, parent *frame) error {
+	if why := bounds.TooDeepText(src); why != "" {
+		c.fail(why)
+		return bounds.ErrTooDeep
+	}
 	file, err := parse(src)
 	if err != nil {
 		if parent == nil {
@@ -174,6 +185,10 @@ func (c *classifier) script(src string, parent *frame) error {
 			c.fail("cannot parse a nested script: " + err.Error())
 		}
 		return err
+	}
+	if why := bounds.TooDeepTree(file, src); why != "" {
+		c.fail(why)
+		return bounds.ErrTooDeep
 	}
 	f := &frame{src: src, cwd: c.root}
 	if parent != nil {
@@ -721,6 +736,10 @@ func (c *classifier) addPartText(text, program, verb string, r *judge.Result) {
 			}
 		}
 	}
+	// The whole line is shown beside a part: a part quotes a bounded
+	// piece of it, or nested parts would hold it once per level.
+	text = judge.Clip(text, bounds.MaxPartText)
+	program = bounds.ProgramName(program)
 	c.parts = append(c.parts, Part{Command: text, Program: program, Verb: verb, Level: r.Level, Reasons: reasons})
 	fl := r.Flags
 	fl.Levels = levels

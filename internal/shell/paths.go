@@ -25,9 +25,13 @@ var systemTop = map[string]bool{
 }
 
 // sinks are paths a redirection can name without writing anything.
+// /dev/tty is not one: it is the person's terminal itself, past the
+// filter wisp puts on what commands print (escape sequences that set the
+// clipboard or redraw the approval question), and reading it takes what
+// the person types.
 var sinks = map[string]bool{
 	"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true,
-	"/dev/tty": true, "/dev/fd/0": true, "/dev/fd/1": true, "/dev/fd/2": true,
+	"/dev/fd/0": true, "/dev/fd/1": true, "/dev/fd/2": true,
 	"/proc/self/fd/0": true, "/proc/self/fd/1": true, "/proc/self/fd/2": true,
 }
 
@@ -69,12 +73,12 @@ func (c *classifier) resolve(f *frame, a judge.Arg) (string, bool) {
 		}
 		return path.Clean(c.home + rest), true
 	case path.IsAbs(p):
-		return path.Clean(p), true
+		return secretpath.Clean(p)
 	}
 	if f.cwd == "" {
 		return "", false
 	}
-	return path.Clean(f.cwd + "/" + p), true
+	return secretpath.Clean(f.cwd + "/" + p)
 }
 
 // where tells where a path argument lands and gives the path to show.

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -62,8 +63,16 @@ func (c *classifier) proveCall(x ctx, args []judge.Arg, r *judge.Result) {
 	if !res.ReadOnly() {
 		return
 	}
+	if name == "git" {
+		c.gitPaths(x.f, args, r)
+	}
+	// An index: a search per read costs the operands' number squared.
+	byVal := make(map[string]judge.Arg, len(args))
+	for i := len(args) - 1; i >= 1; i-- {
+		byVal[args[i].Val] = args[i]
+	}
 	for _, p := range res.Reads {
-		c.proveRead(x.f, readArg(p, args), r)
+		c.proveRead(x.f, readArg(p, byVal), r)
 	}
 	c.proveCwd(x.f, r)
 }
@@ -83,6 +92,26 @@ func (c *classifier) gitUntrusted(f *frame, words []string) string {
 		}
 	}
 	return ""
+}
+
+// gitPaths judges the words of a git command that name a place outside
+// the workspace as files it reads: git diff given one compares files as
+// --no-index does (git diff ~/.bashrc /dev/null prints it); no revision
+// starts with / or ~ or climbs with "..".
+func (c *classifier) gitPaths(f *frame, args []judge.Arg, r *judge.Result) {
+	for _, a := range args[1:] {
+		v := a.Val
+		if strings.HasPrefix(v, "-") || !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || slices.Contains(strings.Split(v, "/"), "..")) {
+			continue
+		}
+		if p, ok := c.resolve(f, a); !ok || !within(p, c.root) {
+			c.proveRead(f, a, r)
+			if ok && !sinks[p] && !within(p, c.root) && c.outsideHome(p) == "" {
+				// Even in the system's folders: git reads it as a file.
+				r.Add(Moderate, notProvable+"git given a path outside the workspace: "+c.show(p))
+			}
+		}
+	}
 }
 
 // proveCwd judges the working directory once a cd left the workspace:
@@ -135,11 +164,9 @@ func (c *classifier) provableName(a judge.Arg, r *judge.Result) (string, bool) {
 
 // readArg finds the word a read operand came from, or makes one for a
 // value that was part of an option (--file=x).
-func readArg(v string, args []judge.Arg) judge.Arg {
-	for _, a := range args[1:] {
-		if a.Val == v {
-			return a
-		}
+func readArg(v string, byVal map[string]judge.Arg) judge.Arg {
+	if a, ok := byVal[v]; ok {
+		return a
 	}
 	a := judge.LiteralArg(v)
 	a.Home = strings.HasPrefix(v, "~")
@@ -151,6 +178,12 @@ func readArg(v string, args []judge.Arg) judge.Arg {
 func (c *classifier) proveRead(f *frame, a judge.Arg, r *judge.Result) {
 	if a.Val == "-" || sinks[a.Val] {
 		return
+	}
+	if len(f.alts) > 0 && a.Known && !path.IsAbs(a.Val) && !strings.HasPrefix(a.Val, "~") {
+		// The cd may have failed: the path may start where the line was.
+		for _, alt := range f.alts {
+			c.proveRead(&frame{src: f.src, cwd: alt, cdpath: f.cdpath}, a, r)
+		}
 	}
 	p, ok := c.resolve(f, a)
 	switch {
@@ -172,6 +205,9 @@ func (c *classifier) proveRead(f *frame, a judge.Arg, r *judge.Result) {
 	default:
 		if why := c.outsideHome(p); why != "" {
 			r.Add(Moderate, why+c.show(p))
+		} else if !within(p, c.root) && secretpath.Holds(p) {
+			// grep -r, rg and diff -r read what lies below.
+			r.Add(Moderate, "reads a folder that holds credentials: "+c.show(p))
 		}
 	}
 }

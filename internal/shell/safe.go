@@ -25,7 +25,7 @@ const notProvable = "cannot be shown to be read-only: "
 // construct that keeps it from being shown read-only.
 func (c *classifier) unprovable(l Level, construct string) {
 	c.level = max(c.level, l)
-	reason := notProvable + construct
+	reason := judge.Clip(notProvable+construct, judge.MaxReason)
 	for _, r := range c.reasons {
 		if r == reason {
 			return

@@ -1,6 +1,10 @@
 package shell
 
-import "github.com/wisp-agent/wisp/internal/shell/judge"
+import (
+	"slices"
+
+	"github.com/wisp-agent/wisp/internal/shell/judge"
+)
 
 // walk is the Walk of one command: the classifier where the command
 // stands.
@@ -23,9 +27,15 @@ func (w walk) Collect() bool                           { return w.c.collect }
 func (w walk) Cwd() string                             { return w.x.f.cwd }
 func (w walk) CdPath() bool                            { return w.x.f.cdpath }
 func (w walk) SetCdPath()                              { w.x.f.cdpath = true }
-func (w walk) Chdir(dir string)                        { w.x.f.cwd = dir }
-func (w walk) Sub() judge.Walk                         { return walk{w.c, w.x.sub()} }
-func (w walk) Script(src string)                       { w.c.nested(w.x, src) }
+func (w walk) Chdir(dir string) {
+	f := w.x.f
+	if dir != f.cwd && !slices.Contains(f.alts, f.cwd) {
+		f.alts = append(slices.Clip(f.alts), f.cwd)
+	}
+	f.cwd = dir
+}
+func (w walk) Sub() judge.Walk   { return walk{w.c, w.x.sub()} }
+func (w walk) Script(src string) { w.c.nested(w.x, src) }
 
 func (w walk) In(dir string) judge.Walk {
 	x := w.x.sub()

@@ -62,6 +62,15 @@ func decodeWord(w *syntax.Word, src string) judge.Arg {
 		}
 	}
 	a.Val = b.String()
+	if len(w.Parts) > 1 {
+		lits := make([]judge.LitPart, len(w.Parts))
+		for i, p := range w.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				lits[i] = judge.LitPart{Text: l.Value, Lit: true}
+			}
+		}
+		a.NoteSpanning(lits)
+	}
 	return a
 }
 

@@ -62,3 +62,41 @@ func (a Arg) SubscriptRuns() bool {
 	i := strings.IndexByte(a.Val, '[')
 	return i > 0 && (strings.Contains(a.Val[i:], "$(") || strings.Contains(a.Val[i:], "`"))
 }
+
+// LitPart is one part of a word for NoteSpanning: the text of an
+// unquoted literal (Lit true), or anything else (quotes, expansions).
+type LitPart struct {
+	Text string
+	Lit  bool
+}
+
+// NoteSpanning catches a bracket or brace that opens in one literal part
+// of a word and closes in a later one, with quotes between: bash still
+// reads .[e'x']nv as a glob and .{'e',}nv as a brace expansion (both
+// give .env), where each part alone looks like plain text. A bracket
+// makes the word a glob (its value, quotes removed, is the pattern); a
+// brace makes it unknown, as the expansion is not worked out.
+func (a *Arg) NoteSpanning(parts []LitPart) {
+	bracket, brace := -1, -1 // the part where one opened
+	for i, p := range parts {
+		if !p.Lit {
+			continue
+		}
+		for j := 0; j < len(p.Text); j++ {
+			switch p.Text[j] {
+			case '\\':
+				j++
+			case '[':
+				bracket = i
+			case '{':
+				brace = i
+			case ']':
+				a.Glob = a.Glob || bracket >= 0 && bracket < i
+			case '}':
+				if brace >= 0 && brace < i {
+					a.Known, a.Split = false, true
+				}
+			}
+		}
+	}
+}

@@ -388,6 +388,13 @@ func (rl *Rule) shortCluster(args []string, i int, res *Result) (int, bool) {
 			return 0, false
 		}
 		pattern = pattern || o.pattern
+		if o.optional {
+			// getopt's optional value is the rest of the word, or none
+			// (git's -U3, od's -w16, date's -Iseconds).
+			rest := a[j+1:]
+			rl.use(name, o, rest, rest != "", res)
+			return 0, pattern
+		}
 		if o.value {
 			if rest := a[j+1:]; rest != "" {
 				rl.use(name, o, rest, true, res)

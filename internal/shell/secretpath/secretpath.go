@@ -29,6 +29,61 @@ func Location(p, home string) (string, bool) {
 	return "", false
 }
 
+// Clean cleans an absolute path as path.Clean does, but refuses (ok
+// false) a ".." that follows a link the kernel makes in /proc or /dev:
+// /proc/self/cwd/.. is the parent of the working directory and
+// /dev/fd/.. is /proc/self, where lexical cleaning sees /proc/self and
+// /dev.
+func Clean(p string) (string, bool) {
+	if !strings.Contains(p, "..") {
+		return path.Clean(p), true
+	}
+	var kept []string
+	for _, el := range strings.Split(p, "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			if len(kept) >= 2 && (kept[0] == "proc" || kept[0] == "dev") {
+				return "", false
+			}
+			if len(kept) > 0 {
+				kept = kept[:len(kept)-1]
+			}
+		default:
+			kept = append(kept, el)
+		}
+	}
+	return path.Clean("/" + strings.Join(kept, "/")), true
+}
+
+// Holds reports whether the clean absolute path p is a folder that holds
+// a credential location of the shared list outside any home folder
+// (/etc holds /etc/shadow, /proc/self holds /proc/self/environ): a
+// recursive reader given it reads them without naming them.
+func Holds(p string) bool {
+	rel := strings.Trim(p, "/")
+	if rel == "" {
+		return true
+	}
+	pe := strings.Split(rel, "/")
+	for _, e := range secretIdx().abs {
+		if len(pe) >= len(e.elems) {
+			continue
+		}
+		held := true
+		for i := range pe {
+			if !elemMatch(e.elems[i], pe[i]) {
+				held = false
+				break
+			}
+		}
+		if held {
+			return true
+		}
+	}
+	return false
+}
+
 // Mentions reports whether text (a word as written, quotes and
 // backslashes taken out) names something of the credential list, for
 // words whose value is only known at run time.

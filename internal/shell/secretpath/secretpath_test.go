@@ -67,6 +67,11 @@ func TestNamed(t *testing.T) {
 		"/w/id_ed25519": true, "/w/id_ed25519.pub": false, "/etc/shadow": true, "/w/tools/shadow": false,
 		"/w/x/.ssh/config": true, "/w/x/.ssh/known_hosts": false, "/proc/7/environ": true,
 		"/w/main.go": false, "/w/credentials": true, "/w/known_hosts": false,
+		"/w/.env~": true, "/w/.env-prod": true, "/w/.env_old": true, "/w/prod.env": true, "/w/.envrc": true,
+		"/w/.environment": false, "/w/.env.sample": false, "/w/.vault-token": true,
+		"/etc/NetworkManager/system-connections/home.nmconnection": true,
+		"/etc/shadow-": true, "/etc/shadow.bak": true, "/etc/gshadow-": true, "/w/tools/shadow-": false, "/etc/ipsec.secrets": true,
+		"/etc/ppp/chap-secrets": true, "/etc/ceph/ceph.client.admin.keyring": true,
 	} {
 		if got := Named(p); got != want {
 			t.Errorf("Named(%q) = %v, want %v", p, got, want)
@@ -77,11 +82,44 @@ func TestNamed(t *testing.T) {
 func TestGlobMayName(t *testing.T) {
 	for base, want := range map[string]bool{
 		".env*": true, ".n?trc": true, "id_*": true, "*.pem": true, "*.go": false,
-		"*env":  false, // a glob without a leading dot skips dot files
+		"*env":  true,  // skips dot files, but matches prod.env
+		"*.txt": false, // a glob without a leading dot skips dot files
+		".*rc":  true,  // .envrc
 		"cred*": true,
 	} {
 		if got := GlobMayName(base); got != want {
 			t.Errorf("GlobMayName(%q) = %v, want %v", base, got, want)
+		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"/w/a/../b":                 "/w/b",
+		"/w/./x//y":                 "/w/x/y",
+		"/proc/self/cwd/../x":       "",
+		"/dev/fd/../environ":        "",
+		"/proc/../etc/passwd":       "/etc/passwd",
+		"/w/proc/self/cwd/../x":     "/w/proc/self/x",
+		"/proc/self/root/etc/hosts": "/proc/self/root/etc/hosts",
+	} {
+		got, ok := Clean(in)
+		if !ok {
+			got = ""
+		}
+		if got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/": true, "/etc": true, "/etc/ssh": true, "/proc": true, "/proc/self": true,
+		"/etc/apt": false, "/usr": false, "/proc/self/environ": false, "/w/src": false,
+	} {
+		if got := Holds(p); got != want {
+			t.Errorf("Holds(%q) = %v, want %v", p, got, want)
 		}
 	}
 }
