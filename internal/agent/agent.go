@@ -96,6 +96,11 @@ type Options struct {
 	// LastInput is the input tokens of the last request of a resumed
 	// conversation, when known, for CompactAt.
 	LastInput int64
+	// Offered, when set, narrows the tools a request offers the model
+	// to the names it holds true for (nil: every tool of Tools). It is
+	// asked before each request, so the offer may grow during a run; a
+	// call may still name any tool of Tools.
+	Offered func(name string) bool
 }
 
 // Compaction is what Options.Compact is asked to shorten.
@@ -205,7 +210,6 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 	a.messages = Repair(a.messages)
 	a.changed = false
 	rounds := 0
-	specs := a.toolSpecs()
 	for {
 		if err := ctx.Err(); err != nil {
 			return chat.Message{}, err
@@ -213,7 +217,7 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 		a.turn++
 		a.emit(event.Event{Type: event.TurnStart})
 		a.emit(event.Event{Type: event.MessageStart})
-		resp, err := a.ask(ctx, specs)
+		resp, err := a.ask(ctx, a.toolSpecs())
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()
@@ -336,6 +340,9 @@ func (a *Agent) push(m chat.Message) {
 func (a *Agent) toolSpecs() []chat.ToolSpec {
 	var out []chat.ToolSpec
 	for _, s := range a.opts.Tools.Specs() {
+		if a.opts.Offered != nil && !a.opts.Offered(s.Name) {
+			continue
+		}
 		out = append(out, chat.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema})
 	}
 	return out

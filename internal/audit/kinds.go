@@ -134,12 +134,14 @@ type Response struct {
 
 // ToolCall is a tool call the model asked for. Args is the arguments'
 // JSON text (compacted, then cut); Bytes their full compact size, filled
-// in when zero.
+// in when zero. Origin names who made a call no model asked for (mcp for
+// a client of wisp mcp serve); empty for the model's calls.
 type ToolCall struct {
-	Tool  string `json:"tool"`
-	Class string `json:"class"`
-	Args  string `json:"args"`
-	Bytes int    `json:"bytes"`
+	Tool   string `json:"tool"`
+	Class  string `json:"class"`
+	Args   string `json:"args"`
+	Bytes  int    `json:"bytes"`
+	Origin string `json:"origin"`
 }
 
 // ToolResult is what a call returned to the model. Preview may be the
@@ -307,7 +309,7 @@ func (d ToolCall) bounded(c *cutter) Details {
 	if d.Bytes == 0 {
 		d.Bytes = len(d.Args)
 	}
-	d.Tool, d.Class, d.Args = c.str(d.Tool), c.str(d.Class), c.str(d.Args)
+	d.Tool, d.Class, d.Args, d.Origin = c.str(d.Tool), c.str(d.Class), c.str(d.Args), c.str(d.Origin)
 	return d
 }
 

@@ -1,7 +1,8 @@
 // Package cli turns a command line into what wisp does: it parses flags,
 // dispatches subcommands, starts a session (package host) and drives it
-// with one frontend (print, JSON or the line-mode terminal). Exit codes
-// are decided here and nowhere else. It wires no run of its own.
+// with one frontend (print, JSON, the line-mode terminal or the full
+// screen of package tui). Exit codes are decided here and nowhere else.
+// It wires no run of its own.
 package cli
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/frontend"
 	"github.com/wisp-agent/wisp/internal/frontend/line"
 	"github.com/wisp-agent/wisp/internal/frontend/print"
+	"github.com/wisp-agent/wisp/internal/frontend/tui"
 	"github.com/wisp-agent/wisp/internal/host"
 )
 
@@ -92,6 +94,8 @@ Usage:
   wisp skills                    the skills a session gets
   wisp mcp status [--json]       your MCP servers: state, tools, failures
   wisp mcp serve [--yes]         wisp's tools for an MCP client, over stdio
+  wisp run FILE [--json] [--yes] run wisp definitions (a pipeline of known steps) without the agent loop
+  wisp wisps log|analyze         the wisps' execution log; recurring failures, by the model
   wisp config                    the effective configuration and its sources
   wisp help [COMMAND]            this help, or a command's (also: wisp COMMAND --help)
 
@@ -130,6 +134,10 @@ func run(ctx context.Context, args []string, sys IO) error {
 			return cmdTools(ctx, args[1:], sys)
 		case "mcp":
 			return cmdMCP(ctx, args[1:], sys)
+		case "run":
+			return cmdRun(ctx, args[1:], sys)
+		case "wisps":
+			return cmdWisps(ctx, args[1:], sys)
 		case "trust":
 			return cmdTrust(args[1:], sys)
 		case "skills":
@@ -196,6 +204,9 @@ func runSession(ctx context.Context, o Options, sys IO) error {
 			return err
 		}
 		o.Print = true
+	}
+	if interactive && !o.Line && tui.Usable(sys) {
+		return tui.Main(ctx, o.Options, sys, o.Chdir, prompt)
 	}
 	fe := host.Frontend{Mode: o.Mode}
 	var term *line.Terminal

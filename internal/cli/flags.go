@@ -16,7 +16,10 @@ import (
 type Options struct {
 	host.Options
 	Print bool
-	Mode  string // text | json | rpc
+	// Line keeps the interactive conversation in line mode rather than
+	// on the full screen.
+	Line bool
+	Mode string // text | json | rpc
 	// Chdir is -C DIR: run as if started in DIR.
 	Chdir string
 	// MaxInputBytes bounds piped stdin; 0 means defaultMaxInput.
@@ -60,6 +63,8 @@ type flagDef struct {
 var flagDefs = []flagDef{
 	{names: []string{"p", "print"}, kind: boolFlag, help: "print mode: answer one prompt non-interactively (prompt from the arguments, or stdin with - or when piped)",
 		set: func(o *Options, _ string) error { o.Print = true; return nil }},
+	{names: []string{"line"}, kind: boolFlag, help: "interactive: the line-mode conversation instead of the full screen (also when TERM=dumb or not on a terminal)",
+		set: func(o *Options, _ string) error { o.Line = true; return nil }},
 	{names: []string{"mode"}, kind: stringFlag, arg: "text|json|rpc", help: "print mode output: the final text, or every event as JSON Lines (docs/events.md); rpc: commands as JSON Lines on stdin (docs/rpc.md)",
 		set: func(o *Options, v string) error {
 			if v != "text" && v != "json" && v != "rpc" {

@@ -92,6 +92,8 @@ setting a line, with where each value came from (a flag, the environment,
 settings.json, config.json, the project's .wisp/settings.json or the
 default), and whether the project is trusted.
 `),
+	"run":   text(runHelp),
+	"wisps": text(wispsHelp),
 	"version": text(`Usage: wisp version
 
 Prints wisp's version (the same as wisp --version).
@@ -108,7 +110,7 @@ func text(s string) func(io.Writer) {
 
 // commandNames lists the subcommands in the order the global help shows.
 func commandNames() []string {
-	return []string{"sessions", "classify", "logs", "approvals", "tools", "trust", "skills", "mcp", "config", "version", "help"}
+	return []string{"sessions", "classify", "logs", "approvals", "tools", "trust", "skills", "mcp", "run", "wisps", "config", "version", "help"}
 }
 
 // wantsHelp says whether a subcommand's own arguments ask for its help:

@@ -78,7 +78,7 @@ func cmdMCPServe(ctx context.Context, args []string, sys IO) error {
 		return err
 	}
 	exposing := o.AllowAllTools || o.AllowReadTools || len(o.AllowTools) > 0
-	fe := host.Frontend{Mode: "mcp", Interactive: !exposing, Approver: mcpserve.Approver(gate.Deny{Reason: noApproval})}
+	fe := host.Frontend{Mode: host.ServeMode, Interactive: !exposing, Approver: mcpserve.Approver(gate.Deny{Reason: noApproval})}
 	s, err := host.New(ctx, o, sys, fe)
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ func cmdTools(ctx context.Context, args []string, sys IO) error {
 		return err
 	}
 	defer ts.Bash.Close()
+	ts.AddWispsCatalogue(cfg)
 	for _, w := range append(cfg.Warns, ts.Warns...) {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}

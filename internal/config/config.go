@@ -41,6 +41,12 @@ type Settings struct {
 	ProtectedPaths []string `json:"protected_paths"`
 	// MCPServers is read by the MCP client.
 	MCPServers json.RawMessage `json:"mcp_servers"`
+	// MCP tunes how the MCP servers' tools are offered (user file only).
+	MCP MCPSettings `json:"mcp"`
+	// WebSearch is the search backend of web_search, and A2AAgents the
+	// agents invoke_agent may call (user file only; see wisps.go).
+	WebSearch json.RawMessage `json:"web_search"`
+	A2AAgents json.RawMessage `json:"a2a_agents"`
 
 	// sources maps a key to the file (as shown) its value came from.
 	sources map[string]string

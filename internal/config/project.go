@@ -18,6 +18,7 @@ func ProjectFile(root string) string { return filepath.Join(root, ".wisp", "sett
 // let a repository define what runs, where keys go, or what is protected.
 var projectForbidden = map[string]string{
 	"mcp_servers":       "a project cannot define MCP servers",
+	"mcp":               "a project cannot change how MCP tools are offered",
 	"protected_paths":   "a project cannot change protected paths",
 	"tools":             "a project cannot define tools",
 	"commandPolicy":     "a project cannot change the command gate",

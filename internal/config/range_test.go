@@ -20,6 +20,7 @@ var numericKeys = []struct {
 	{"settings", "idle_timeout_seconds", 1, 86400},
 	{"settings", "max_response_bytes", 65536, 1 << 30},
 	{"settings", "context_window", 1024, 100000000},
+	{"settings", "mcp.schema_budget_bytes", 1024, 16 << 20},
 	{"config", "approval.timeoutSeconds", 1, 86400},
 	{"config", "commandTimeoutSeconds", 1, 86400},
 	{"config", "outputLimit.bytes", 1, 16 << 20},

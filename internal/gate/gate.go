@@ -317,6 +317,9 @@ type Call struct {
 	Name string
 	Args json.RawMessage
 	Turn int
+	// Origin names who made a call no model asked for, for the audit
+	// (mcp: a client of wisp mcp serve); empty for the model's calls.
+	Origin string
 }
 
 // Run executes a call of t through the gate. Refusals come back as tool
@@ -326,7 +329,7 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 	spec := t.Spec()
 	start := time.Now()
 	cl := g.callLog(c)
-	cl.add(audit.ToolCall{Tool: spec.Name, Class: string(spec.Class), Args: string(c.Args)})
+	cl.add(audit.ToolCall{Tool: spec.Name, Class: string(spec.Class), Args: string(c.Args), Origin: c.Origin})
 	g.limit(&env)
 
 	var res tool.Result
@@ -348,7 +351,7 @@ func (g *Gate) Run(ctx context.Context, c Call, t tool.Tool, env tool.Env) (tool
 		cl.add(audit.ErrorReport{Message: err.Error(), Where: spec.Name})
 	}
 	res.Content = keys.Redact(res.Content, g.opts.Secrets)
-	cl.add(audit.ToolResult{Tool: spec.Name, IsError: res.IsError || err != nil, Bytes: len(res.Content), DurationMS: time.Since(start).Milliseconds(), Preview: res.Content})
+	cl.add(audit.ToolResult{Tool: spec.Name, IsError: res.IsError || res.Failed || err != nil, Bytes: len(res.Content), DurationMS: time.Since(start).Milliseconds(), Preview: res.Content})
 	cl.flush()
 	return res, err
 }

@@ -12,6 +12,11 @@ import (
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
+// ServeMode is the Frontend.Mode of wisp mcp serve. Such a session
+// serves wisp's own tools and starts none of the user's MCP servers;
+// its direct calls are audited with origin mcp.
+const ServeMode = "mcp"
+
 // servedSource marks the tools a session took from the user's MCP
 // servers: wisp serves its own tools, never another server's again.
 const servedSource = "mcp"
@@ -44,7 +49,8 @@ func (s *Session) Catalog() []tool.Info {
 
 // CallTool runs one call of a served tool through the session's gate as
 // the agent runs a model's call: policy, classifier, the session's
-// approver, sandbox, output bound and audit, but no model and no turn.
+// approver, sandbox, output bound and audit, but no model and no turn;
+// the audit names the frontend's mode as the call's origin.
 // A refusal or a failure of the tool is a Result with IsError set; the
 // error is for a name that is not served or a call that could not be
 // made at all.
@@ -64,7 +70,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 		return tool.Result{}, err
 	}
 	env := tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.spill}
-	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args}, t, env)
+	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args, Origin: s.fe.Mode}, t, env)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Errorf("cancelled: %v", err), nil

@@ -147,11 +147,13 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 		s.Close()
 		return nil, err
 	}
+	s.addWisps() // spawn_wisps (wisps.go)
 	s.tools, err = exposedTools(o, s.toolset.All, interactive)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
+	offered := s.deferMCP()
 
 	// The session is opened before the provider so that a bad --resume is
 	// a usage error, reported before anything starts.
@@ -211,6 +213,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 		Compact:           s.compact,
 		CompactAt:         compactAt(s.contextWindow()),
 		LastInput:         s.resumedInput,
+		Offered:           offered,
 	}, history)
 	return s, nil
 }

@@ -1,15 +1,19 @@
 // Package mcp is wisp's client for the user's MCP servers: it starts the
 // stdio servers of ~/.wisp/settings.json's mcp_servers in parallel, each
 // with a small environment, from the home folder and with its stderr
-// dropped, lists their tools within the documented limits, and offers
-// each server's catalogue as tool.Tools, all of it or none. The tools it
-// makes are of class command unless tool_safety says otherwise, and are
-// tool.Remote, so that the gate asks before each call.
+// dropped, and connects to its streamable HTTP servers with headers
+// taken from named environment variables; it lists their tools within
+// the documented limits, and offers each server's catalogue as
+// tool.Tools, all of it or none. The tools it makes are of class command
+// unless tool_safety says otherwise, and are tool.Remote, so that the
+// gate asks before each call. tool_search (search.go) offers the tools
+// past the first request's schema budget.
 //
 // What the package must never do: run a call past the gate (it only
 // builds tools; the gate runs them), let a server's annotations choose a
 // class, or put a command, an argument, an environment value, a server's
-// stderr or a transport error's text into a diagnostic.
+// address, a header, a server's stderr or a transport error's text into
+// a diagnostic.
 package mcp
 
 import (
@@ -203,7 +207,7 @@ type server struct {
 	catalogue catalogue
 	session   *sdk.ClientSession
 	proc      *exec.Cmd
-	frames    *frameReader
+	frames    frameGuard
 	// gone is closed once the process has ended and been waited for.
 	gone chan struct{}
 }
@@ -239,18 +243,13 @@ func (srv *server) status() Status {
 // start launches the process, connects and lists the tools within the
 // connect deadline. Every failure becomes a sanitised reason.
 func (srv *server) start(ctx context.Context, o Options) {
-	env, missing := serverEnv(o.Getenv, srv.cfg)
-	if missing != "" {
-		srv.settle(StateSkipped, fmt.Sprintf("environment variable %s (env_from) is not set", missing))
+	transport, state, why := srv.transport(o)
+	if transport == nil {
+		srv.settle(state, why)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Limits.ConnectTimeout)
 	defer cancel()
-	transport, err := srv.launch(env, o)
-	if err != nil {
-		srv.settle(StateFailed, "could not start the server process")
-		return
-	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "wisp", Version: o.Version}, nil)
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -276,18 +275,50 @@ func (srv *server) start(ctx context.Context, o Options) {
 	srv.stop()
 }
 
+// frameTooLarge tells whether the server passed the frame limit.
+func (srv *server) frameTooLarge() bool {
+	srv.mu.Lock()
+	f := srv.frames
+	srv.mu.Unlock()
+	return f != nil && f.tooLarge()
+}
+
 // startFailure words why a start failed, from what wisp saw rather than
 // from the error's text.
 func (srv *server) startFailure(ctx context.Context, otherwise string, l Limits) string {
 	switch {
-	case srv.frames.tooLarge():
+	case srv.frameTooLarge():
 		return fmt.Sprintf("the server sent a protocol frame larger than %s", sizeText(l.FrameBytes))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Sprintf("the server did not connect and list its tools within %s", l.ConnectTimeout)
+	case srv.cfg.URL != "":
+		return srv.httpFailure(otherwise)
 	case srv.waitExit(exitWait):
 		return "the server process exited during start-up"
 	}
 	return otherwise
+}
+
+// transport is how wisp reaches the server: a process it starts, or a
+// streamable HTTP endpoint. Without one, state and why say what stopped
+// it.
+func (srv *server) transport(o Options) (t sdk.Transport, state, why string) {
+	if srv.cfg.URL != "" {
+		headers, missing := serverHeaders(o.Getenv, srv.cfg)
+		if missing != "" {
+			return nil, StateSkipped, fmt.Sprintf("environment variable %s (headers_from) is not set", missing)
+		}
+		return srv.dial(headers, o), "", ""
+	}
+	env, missing := serverEnv(o.Getenv, srv.cfg)
+	if missing != "" {
+		return nil, StateSkipped, fmt.Sprintf("environment variable %s (env_from) is not set", missing)
+	}
+	t, err := srv.launch(env, o)
+	if err != nil {
+		return nil, StateFailed, "could not start the server process"
+	}
+	return t, "", ""
 }
 
 // launch starts the process with pipes wisp owns, in a process group of
@@ -381,6 +412,11 @@ func (srv *server) stop() {
 		close(closed)
 	}()
 	if cmd == nil || cmd.Process == nil {
+		// A url server: its session's close tells it to end.
+		select {
+		case <-closed:
+		case <-time.After(termGrace):
+		}
 		return
 	}
 	pgid := cmd.Process.Pid

@@ -51,5 +51,12 @@ func (f *frameReader) Read(p []byte) (int, error) {
 // Close closes the pipe.
 func (f *frameReader) Close() error { return f.r.Close() }
 
-// tooLarge tells whether the server passed the frame limit.
-func (f *frameReader) tooLarge() bool { return f != nil && f.over.Load() }
+func (f *frameReader) tooLarge() bool { return f.over.Load() }
+func (f *frameReader) max() int       { return f.limit }
+
+// frameGuard is what a transport tells about the frame limit: whether
+// the server passed it, and what it is.
+type frameGuard interface {
+	tooLarge() bool
+	max() int
+}

@@ -124,8 +124,10 @@ func (t *remoteTool) failed(err error) tool.Result {
 	}
 	why := "the connection to the server broke during a call"
 	switch {
-	case t.srv.frames.tooLarge():
-		why = fmt.Sprintf("the server sent a protocol frame larger than %s", sizeText(t.srv.frames.limit))
+	case t.srv.frameTooLarge():
+		why = fmt.Sprintf("the server sent a protocol frame larger than %s", sizeText(t.srv.frames.max()))
+	case t.srv.cfg.URL != "":
+		why = t.srv.httpFailure(why)
 	case t.srv.waitExit(exitWait):
 		why = "the server process stopped during a call"
 	}

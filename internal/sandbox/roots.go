@@ -22,9 +22,17 @@ type Roots struct {
 	Writable []string
 	// Refused are roots that were asked for but left read-only.
 	Refused []RefusedRoot
-	// WispHome is the resolved wisp home, never writable.
+	// WispHome is the resolved wisp home, never writable but for Shared.
 	WispHome string
+	// Shared is the wisp home's shared volume (SharedDirName) when an
+	// approved command may write it, else "".
+	Shared string
 }
+
+// SharedDirName is the one folder of the wisp home an approved command
+// may write: the wisps' shared volume, which holds data handed between
+// steps and nothing wisp runs or trusts.
+const SharedDirName = "shared"
 
 // RefusedRoot is a root left read-only, and why.
 type RefusedRoot struct {
@@ -78,7 +86,30 @@ func WritableRoots(cfg Config) (Roots, error) {
 		}
 		r.Writable = append(r.Writable, p)
 	}
+	if !cfg.AutoRun {
+		if p := sharedRoot(wispHome, r.WispHome); p != "" {
+			r.Shared = p
+			r.Writable = append(r.Writable, p)
+		}
+	}
 	return r, nil
+}
+
+// sharedRoot is the wisp home's shared volume when it may be granted:
+// a real folder (not a link) right beneath the wisp home, which resolves
+// to the same place beneath the resolved home. Anything else ("" back)
+// could point the grant at the wisp home or elsewhere.
+func sharedRoot(wispHome, resolvedHome string) string {
+	p := filepath.Join(absClean(wispHome), SharedDirName)
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || absClean(real) != filepath.Join(resolvedHome, SharedDirName) {
+		return ""
+	}
+	return absClean(real)
 }
 
 // candidates lists the roots asked for, before resolution.
@@ -181,7 +212,7 @@ func refusal(p string, guarded, homes []string) string {
 // allows reports whether a write to p (absolute, resolved) is granted.
 func (r Roots) allows(p string) bool {
 	if within(p, r.WispHome) {
-		return false
+		return r.Shared != "" && within(p, r.Shared)
 	}
 	for _, root := range r.Writable {
 		if within(p, root) {

@@ -148,6 +148,12 @@
 // still be refused) and, for HOME, would hand out exactly the siblings the
 // rule protects. [WritableRoots] reports refused roots so that the caller
 // can tell the user why, for example, a workspace of ~ is read-only.
+// One folder of the wisp home is granted on its own to approved (never
+// auto-run) commands: the wisps' shared volume, SharedDirName, when it
+// is a real folder right beneath the wisp home. It holds data handed
+// between a wisp's steps; wisp neither runs nor trusts anything in it.
+// Links in it do not carry the grant elsewhere (Landlock judges the
+// file reached), and a rename or hard link out of it is refused (EXDEV).
 //
 // # Network
 //

@@ -10,6 +10,12 @@ type Invocation struct {
 	Server, Tool string
 	// Subject is what the person asked sees: the tool and its arguments.
 	Subject string
+	// Network says the call itself reaches the network (a web fetch, a
+	// search, a remote agent): the gate asks about it whatever the
+	// approval threshold and the tool's class, since nothing that runs
+	// unasked may reach the network. A remembered approval of the tool
+	// may still answer.
+	Network bool
 }
 
 // Remote is implemented by tools that run in a process wisp does not

@@ -40,6 +40,11 @@ type Result struct {
 	// a short reason for the person watching ("policy rule
 	// privilege-escalation", "not approved: …").
 	Refusal string `json:"-"`
+	// Failed marks a call the audit records as failed although the model
+	// reads its content as an ordinary result (spawn_wisps with failed
+	// wisps: an error result would make the model re-run the ones that
+	// worked).
+	Failed bool `json:"-"`
 }
 
 // CommandOutcome is how a command ended.

@@ -1,5 +1,6 @@
-// Package mcptest finds the reference MCP servers that .ci/run installs
-// from npm, for tests only. It starts nothing itself.
+// Package mcptest finds the MCP programs that .ci/run installs from npm
+// (the reference servers, the inspector's CLI), for tests only. It
+// starts nothing itself.
 package mcptest
 
 import (
@@ -8,9 +9,9 @@ import (
 	"testing"
 )
 
-// NPMServer is the path of a server's executable under the repository's
-// .ci/npm (mcp-server-everything or mcp-server-filesystem). When it is
-// missing a test skips, and under CI (CI=true) it fails.
+// NPMServer is the path of an executable under the repository's .ci/npm
+// (mcp-server-everything, mcp-server-filesystem, mcp-inspector-cli).
+// When it is missing a test skips, and under CI (CI=true) it fails.
 func NPMServer(t testing.TB, bin string) string {
 	t.Helper()
 	dir, err := os.Getwd()

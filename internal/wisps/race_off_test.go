@@ -1,0 +1,5 @@
+//go:build !race
+
+package wisps
+
+const raceDetector = false
