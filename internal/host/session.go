@@ -178,8 +178,8 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	s.prov = prov
 
 	sink := func(e event.Event) {
-		s.asks.number(&e)
-		s.observe(e)
+		e = s.asks.number(e)
+		s.auditRun(e)
 		if s.session != nil {
 			s.record(e)
 		}
@@ -215,18 +215,19 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	return s, nil
 }
 
-// observe writes the audit lines that belong to the run rather than to a
-// tool call.
-func (s *Session) observe(e event.Event) {
-	if s.endBurst != nil && (e.Type == event.MessageStart || e.Type == event.Error || e.Type == event.AgentEnd) {
-		s.endBurst()
-	}
-	switch e.Type {
-	case event.AgentStart:
-		if e.Message != nil {
-			text := e.Message.TextOf()
-			s.gate.Audit(e.Turn, "", audit.Prompt{Text: text, Bytes: len(text)})
+// auditRun writes the audit lines that belong to the run rather than to
+// a tool call.
+func (s *Session) auditRun(e event.Event) {
+	switch e.(type) {
+	case event.MessageStart, event.Error, event.AgentEnd:
+		if s.endBurst != nil {
+			s.endBurst()
 		}
+	}
+	switch e := e.(type) {
+	case event.AgentStart:
+		text := e.Message.TextOf()
+		s.gate.Audit(e.Turn, "", audit.Prompt{Text: text, Bytes: len(text)})
 	case event.MessageEnd:
 		if e.Message != nil && e.Message.Role == chat.Assistant {
 			d := audit.Response{Model: s.choice.Model, StopReason: e.StopReason, ToolCalls: len(e.Message.ToolUses())}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/provider/fake"
 	"github.com/wisp-agent/wisp/internal/transcript"
 )
@@ -331,7 +332,7 @@ func TestCancelRepairsAndResumes(t *testing.T) {
 			}
 			again.shutdown()
 			last := lastRecord(t, sessionPath(t, w, id))
-			if last.Event == nil || last.Event.Reason != "exit" {
+			if end, ok := last.Event.Event.(event.SessionEnd); !ok || end.Reason != "exit" {
 				t.Fatalf("the transcript does not end with the closing record: %+v", last)
 			}
 		})
@@ -480,7 +481,7 @@ func TestSignalsEndLikeShutdown(t *testing.T) {
 			c.wantExit(128 + int(sig))
 			checkInvariants(t, c.log)
 			name := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[sig]
-			if last := lastRecord(t, sessionPath(t, w, id)); last.Event == nil || last.Event.Reason != name {
+			if last := lastRecord(t, sessionPath(t, w, id)); !isEnd(last, name) {
 				t.Fatalf("closing record: %+v", last)
 			}
 		})
@@ -507,4 +508,10 @@ func TestEOFLetsTheRunFinish(t *testing.T) {
 			t.Errorf("a run ended with an error: %s", e.raw)
 		}
 	}
+}
+
+// isEnd says whether r is the session_end record with the reason why.
+func isEnd(r transcript.Record, why string) bool {
+	end, ok := r.Event.Event.(event.SessionEnd)
+	return ok && end.Reason == why
 }
