@@ -254,7 +254,10 @@ func TestApprovalSteerFollowUp(t *testing.T) {
 			if st := c.ok("get_state", nil); string(st["running"]) != "true" || !strings.Contains(string(st["queue"]), "FOLLOW UP") {
 				t.Fatalf("get_state during the run: %v", st)
 			}
-			c.ok("approve", map[string]any{"call_id": callID, "approved": true, "scope": "once"})
+			// An answer naming another session is refused, and leaves the
+			// question open.
+			c.fails("approve", map[string]any{"call_id": callID, "session": "another", "approved": true}, CodeNoApproval)
+			c.ok("approve", map[string]any{"call_id": callID, "session": req.str("session"), "approved": true, "scope": "once"})
 			c.fails("approve", map[string]any{"call_id": callID, "approved": true}, CodeNoApproval)
 			dec := c.event("approval_decision")
 			if string(dec.fields["approved"]) != "true" {
