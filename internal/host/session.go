@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/audit"
@@ -30,11 +29,14 @@ import (
 // Steer, FollowUp, Cancel, Approve) and watch it (Subscribe); none of
 // them wires a run of its own.
 type Session struct {
-	opts    Options
-	sys     IO
-	fe      Frontend
-	cfg     *Config
-	choice  providerChoice
+	opts Options
+	sys  IO
+	fe   Frontend
+	cfg  *Config
+	// conf is the configuration resolved once (config.Resolve); choice
+	// is its provider part.
+	conf    config.Resolved
+	choice  config.Choice
 	agent   *agent.Agent
 	prov    provider.Provider // the agent's, also asked for summaries (compact.go)
 	gate    *gate.Gate
@@ -129,7 +131,6 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg.Settings = MergeProject(cfg.Settings, s.project.Settings)
 	s.toolset, err = BuildTools(cfg, s.project, sys.Extensions, sys.Stderr, s)
 	if err != nil {
 		return nil, err
@@ -137,10 +138,11 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	for _, w := range append(append(cfg.Warns, s.project.Warns...), s.toolset.Warns...) {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	s.choice, err = chooseProvider(o, cfg.Settings, sys.Getenv, cfg.Paths.Pretty(cfg.Paths.SettingsFile()))
+	s.conf, err = config.Resolve(flagsOf(o), sys.Getenv, cfg, s.project.Settings, cfg.Paths.Pretty(config.ProjectFile(s.project.Root)))
 	if err != nil {
 		return nil, err
 	}
+	s.choice = s.conf.Provider
 	s.bash = s.toolset.Bash
 	s.closers = append(s.closers, s.bash.Close)
 	if err := s.startMCP(ctx); err != nil {
@@ -169,7 +171,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	}
 	s.closers = append(s.closers, func() { _ = s.parts.log.Close() })
 
-	prov, closeProv, err := openProvider(s.choice, sys.Getenv, time.Duration(cfg.Settings.IdleTimeoutSeconds)*time.Second)
+	prov, closeProv, err := openProvider(s.choice, sys.Getenv, s.conf.Idle)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -199,7 +201,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	s.agent = agent.New(agent.Options{
 		Provider:          prov,
 		Model:             s.choice.Model,
-		MaxTokens:         cfg.Settings.MaxTokens,
+		MaxTokens:         s.conf.MaxTokens,
 		System:            systemPrompt(sys, s.tools, s.project),
 		Tools:             s.tools,
 		Gate:              s.gate,
@@ -281,11 +283,10 @@ func sessionDir(o Options, cfg *Config, getenv func(string) string) string {
 	return SessionDir(o, cfg.Paths, cfg.Settings, getenv)
 }
 
-// SessionDir is where the transcripts of sessions started with o live:
-// --session-dir, WISP_SESSION_DIR, settings.json's session_dir, or the
-// wisp home's sessions folder.
+// SessionDir is where the transcripts of sessions started with o live
+// (config.SessionDirOf decides).
 func SessionDir(o Options, paths config.Paths, s config.Settings, getenv func(string) string) string {
-	return first(o.SessionDir, getenv("WISP_SESSION_DIR"), expandHome(s.SessionDir, paths.UserHome), paths.SessionDir())
+	return config.SessionDirOf(flagsOf(o), getenv, paths, s).Value
 }
 
 // Close stops managed processes, the provider and the session, last
