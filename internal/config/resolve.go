@@ -27,56 +27,64 @@ type Resolved struct {
 	MaxTokens, ContextWindow int
 	// Idle is how long a provider may stay silent before a retry.
 	Idle time.Duration
-	// Settings lists every effective value with its source, in the order
-	// `wisp config` shows them.
-	Settings []Setting
+	// rows lists the values above with their sources, and the gate's
+	// settings; formatted only when someone asks (most runs never do).
+	rows func() []Setting
+}
+
+// Settings lists every effective value with its source, in the order
+// `wisp config` shows them.
+func (r Resolved) Settings() []Setting {
+	if r.rows == nil {
+		return nil
+	}
+	return r.rows()
 }
 
 // Resolve decides the configuration from the command line's flags, the
 // environment, the user's files and a trusted project's settings (zero
 // when the project is not trusted; projectFile names its file). The
 // error is the provider's (none configured, a bad model or base URL);
-// Settings is filled even then, so that `wisp config` can show the rest.
+// Settings lists the rest even then, so that `wisp config` can show it.
 func Resolve(f Flags, getenv Getenv, user *Loaded, project Settings, projectFile string) (Resolved, error) {
 	settingsFile := user.Paths.Pretty(user.Paths.SettingsFile())
 	s := Overlay(user.Settings, project)
 	choice, err := Choose(f, s, getenv, settingsFile)
 	r := Resolved{Provider: choice}
-	r.Settings = append(r.Settings, providerSettings(choice, err)...)
 
 	dir := SessionDirOf(f, getenv, user.Paths, user.Settings)
 	r.SessionDir = dir.Value
-	dir.Value = user.Paths.Pretty(dir.Value)
 	if dir.Source == settingsFile+": session_dir" {
 		dir.Source = settingsFile
 	}
-
-	var maxTokens Setting
-	r.MaxTokens, maxTokens = firstSet("max_tokens", provider.MaxTokensFor(choice.Model), fmt.Sprint,
+	var tokensFrom, windowFrom string
+	r.MaxTokens, tokensFrom = firstSet(provider.MaxTokensFor(choice.Model),
 		sourced{project.MaxTokens, projectFile}, sourced{user.Settings.MaxTokens, settingsFile})
-
-	limit := Setting{Key: "max_response_bytes", Value: provider.FormatBytes(provider.DefaultMaxResponseBytes), Source: "default"}
-	if s.MaxResponseBytes != 0 {
-		limit.Value, limit.Source = provider.FormatBytes(s.MaxResponseBytes), settingsFile
-	}
-
+	r.ContextWindow, windowFrom = firstSet(provider.ContextWindowFor(choice.Model),
+		sourced{project.ContextWindow, projectFile}, sourced{user.Settings.ContextWindow, settingsFile})
 	r.Idle = DefaultIdle
-	idle := Setting{Key: "idle_timeout_seconds", Value: fmt.Sprint(DefaultIdle.Seconds()), Source: "default"}
+	idleFrom := "default"
 	if n := s.IdleTimeoutSeconds; n > 0 {
-		r.Idle = time.Duration(n) * time.Second
-		idle.Value, idle.Source = fmt.Sprint(n), settingsFile
+		r.Idle, idleFrom = time.Duration(n)*time.Second, settingsFile
 	}
 
-	var window Setting
-	r.ContextWindow, window = firstSet("context_window", provider.ContextWindowFor(choice.Model), func(n ...any) string {
-		if n[0].(int) <= 0 {
-			return "unknown (compacted only when the provider refuses a request as too long)"
+	r.rows = func() []Setting {
+		limit := Setting{"max_response_bytes", provider.FormatBytes(provider.DefaultMaxResponseBytes), "default"}
+		if s.MaxResponseBytes != 0 {
+			limit.Value, limit.Source = provider.FormatBytes(s.MaxResponseBytes), settingsFile
 		}
-		return fmt.Sprint(n...)
-	}, sourced{project.ContextWindow, projectFile}, sourced{user.Settings.ContextWindow, settingsFile})
-
-	r.Settings = append(r.Settings, dir, maxTokens, limit, idle, window)
-	r.Settings = append(r.Settings, gateSettings(user, settingsFile)...)
+		window := fmt.Sprint(r.ContextWindow)
+		if r.ContextWindow <= 0 {
+			window = "unknown (compacted only when the provider refuses a request as too long)"
+		}
+		rows := append(providerSettings(choice, err),
+			Setting{"session_dir", user.Paths.Pretty(r.SessionDir), dir.Source},
+			Setting{"max_tokens", fmt.Sprint(r.MaxTokens), tokensFrom},
+			limit,
+			Setting{"idle_timeout_seconds", fmt.Sprint(r.Idle.Seconds()), idleFrom},
+			Setting{"context_window", window, windowFrom})
+		return append(rows, gateSettings(user, settingsFile)...)
+	}
 	return r, err
 }
 
@@ -138,14 +146,14 @@ type sourced struct {
 	from string
 }
 
-// firstSet is the first number set, or the default, with its Setting row.
-func firstSet(key string, def int, show func(...any) string, cands ...sourced) (int, Setting) {
+// firstSet is the first number set, or the default, and where it came from.
+func firstSet(def int, cands ...sourced) (int, string) {
 	for _, c := range cands {
 		if c.n != 0 {
-			return c.n, Setting{Key: key, Value: show(c.n), Source: c.from}
+			return c.n, c.from
 		}
 	}
-	return def, Setting{Key: key, Value: show(def), Source: "default"}
+	return def, "default"
 }
 
 // pick returns the first non-empty candidate with its source, or the

@@ -33,12 +33,12 @@ func envOf(m map[string]string) Getenv { return func(k string) string { return m
 // setting is the row of key in r.Settings.
 func setting(t *testing.T, r Resolved, key string) Setting {
 	t.Helper()
-	for _, s := range r.Settings {
+	for _, s := range r.Settings() {
 		if s.Key == key {
 			return s
 		}
 	}
-	t.Fatalf("no %s row in %+v", key, r.Settings)
+	t.Fatalf("no %s row in %+v", key, r.Settings())
 	return Setting{}
 }
 

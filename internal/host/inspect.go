@@ -15,7 +15,7 @@ import (
 func (s *Session) InspectConfig() string {
 	f := s.cfg.File
 	var b strings.Builder
-	for _, st := range s.conf.Settings {
+	for _, st := range s.conf.Settings() {
 		fmt.Fprintf(&b, "%s: %s (%s)\n", st.Key, st.Value, st.Source)
 	}
 	for _, p := range f.CommandPolicy.Deny {

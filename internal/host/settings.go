@@ -21,5 +21,5 @@ func Settings(ctx context.Context, o Options, sys IO) ([]Setting, []string, erro
 	// A provider that is not configured is shown as such; the rest stands.
 	r, _ := config.Resolve(flagsOf(o), sys.Getenv, cfg, p.Settings, cfg.Paths.Pretty(config.ProjectFile(p.Root)))
 	trustLine := Setting{Key: "project trust", Value: string(p.Decision.Status), Source: first(p.Decision.Source, "none") + " (" + p.Root + ")"}
-	return append([]Setting{trustLine}, r.Settings...), append(cfg.Warns, p.Warns...), nil
+	return append([]Setting{trustLine}, r.Settings()...), append(cfg.Warns, p.Warns...), nil
 }
