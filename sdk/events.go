@@ -7,30 +7,63 @@ import (
 	"github.com/wisp-agent/wisp/internal/event"
 )
 
-// Event is one thing that happened in a session; which fields are set
-// depends on its Type (docs/events.md lists them).
+// Event is one thing that happened in a session: one of the event
+// types below, each with only its own fields (docs/events.md lists
+// them). Switch on the type:
+//
+//	switch e := e.(type) {
+//	case sdk.MessageDeltaEvent:
+//		fmt.Print(e.Delta)
+//	case sdk.ToolResultEvent:
+//		fmt.Println(e.Tool, e.Outcome)
+//	}
 type Event = event.Event
 
-// EventType names an event.
-type EventType = event.Type
+// EventHeader is what every event carries: its time, session and turn.
+type EventHeader = event.Header
 
 // The event types.
+type (
+	AgentStartEvent       = event.AgentStart
+	AgentEndEvent         = event.AgentEnd
+	TurnStartEvent        = event.TurnStart
+	TurnEndEvent          = event.TurnEnd
+	MessageStartEvent     = event.MessageStart
+	MessageDeltaEvent     = event.MessageDelta
+	MessageEndEvent       = event.MessageEnd
+	ToolCallEvent         = event.ToolCall
+	ToolStartEvent        = event.ToolStart
+	ToolEndEvent          = event.ToolEnd
+	ToolResultEvent       = event.ToolResult
+	ApprovalRequestEvent  = event.ApprovalRequest
+	ApprovalDecisionEvent = event.ApprovalDecision
+	RetryEvent            = event.Retry
+	ErrorEvent            = event.Error
+	SessionEndEvent       = event.SessionEnd
+)
+
+// EventType names an event kind, as Kind returns it and its JSON form's
+// "type" says.
+type EventType = event.Type
+
+// The event kinds.
 const (
-	EventAgentStart       = event.AgentStart
-	EventAgentEnd         = event.AgentEnd
-	EventTurnStart        = event.TurnStart
-	EventTurnEnd          = event.TurnEnd
-	EventMessageStart     = event.MessageStart
-	EventMessageDelta     = event.MessageDelta
-	EventMessageEnd       = event.MessageEnd
-	EventToolCall         = event.ToolCall
-	EventToolStart        = event.ToolStart
-	EventToolEnd          = event.ToolEnd
-	EventToolResult       = event.ToolResult
-	EventApprovalRequest  = event.ApprovalRequest
-	EventApprovalDecision = event.ApprovalDecision
-	EventRetry            = event.Retry
-	EventError            = event.Error
+	EventAgentStart       = event.TypeAgentStart
+	EventAgentEnd         = event.TypeAgentEnd
+	EventTurnStart        = event.TypeTurnStart
+	EventTurnEnd          = event.TypeTurnEnd
+	EventMessageStart     = event.TypeMessageStart
+	EventMessageDelta     = event.TypeMessageDelta
+	EventMessageEnd       = event.TypeMessageEnd
+	EventToolCall         = event.TypeToolCall
+	EventToolStart        = event.TypeToolStart
+	EventToolEnd          = event.TypeToolEnd
+	EventToolResult       = event.TypeToolResult
+	EventApprovalRequest  = event.TypeApprovalRequest
+	EventApprovalDecision = event.TypeApprovalDecision
+	EventRetry            = event.TypeRetry
+	EventError            = event.TypeError
+	EventSessionEnd       = event.TypeSessionEnd
 )
 
 // EventBuffer is the capacity of the channel Events returns.
@@ -111,9 +144,11 @@ func (f *feed) push(e Event) {
 		default:
 		}
 	}
-	if n := len(f.pending); n > 0 && e.Type == event.MessageDelta {
-		if last := &f.pending[n-1]; last.Type == event.MessageDelta && last.Turn == e.Turn && last.Session == e.Session {
-			last.Delta += e.Delta
+	if d, ok := e.(event.MessageDelta); ok && len(f.pending) > 0 {
+		last, ok := f.pending[len(f.pending)-1].(event.MessageDelta)
+		if ok && last.Turn == d.Turn && last.Session == d.Session {
+			last.Delta += d.Delta
+			f.pending[len(f.pending)-1] = last
 			f.mu.Unlock()
 			return
 		}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wisp-agent/wisp/internal/event"
 )
 
 // A feed nobody reads takes every event without blocking, joins the
@@ -17,26 +15,26 @@ func TestFeedCoalescesWaitingDeltas(t *testing.T) {
 	var want []string
 	push := func(e Event) { f.push(e) }
 	for turn := 1; turn <= 3; turn++ {
-		push(Event{Type: event.TurnStart, Turn: turn})
+		push(TurnStartEvent{Header: EventHeader{Turn: turn}})
 		want = append(want, fmt.Sprintf("turn_start %d", turn))
 		for i := 0; i < 1000; i++ {
-			push(Event{Type: event.MessageDelta, Turn: turn, Delta: "w "})
+			push(MessageDeltaEvent{Header: EventHeader{Turn: turn}, Delta: "w "})
 		}
-		push(Event{Type: event.ToolCall, Turn: turn, CallID: fmt.Sprint(turn)})
+		push(ToolCallEvent{Header: EventHeader{Turn: turn}, CallID: fmt.Sprint(turn)})
 		want = append(want, fmt.Sprintf("tool_call %d", turn))
 	}
 	f.close()
-	push(Event{Type: event.Error}) // after close: dropped
+	push(ErrorEvent{}) // after close: dropped
 	var got []string
 	text := map[int]string{}
 	deltas := 0
 	for e := range f.out {
-		if e.Type == event.MessageDelta {
+		if d, ok := e.(MessageDeltaEvent); ok {
 			deltas++
-			text[e.Turn] += e.Delta
+			text[d.Turn] += d.Delta
 			continue
 		}
-		got = append(got, fmt.Sprintf("%s %d", e.Type, e.Turn))
+		got = append(got, fmt.Sprintf("%s %d", e.Kind(), e.Head().Turn))
 	}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("events %v, want %v", got, want)
@@ -56,7 +54,7 @@ func TestFeedCoalescesWaitingDeltas(t *testing.T) {
 func TestFeedGivesUpOnAbsentReader(t *testing.T) {
 	f := newFeed(1, 20*time.Millisecond)
 	for i := 0; i < 10; i++ {
-		f.push(Event{Type: event.ToolCall, CallID: fmt.Sprint(i)})
+		f.push(ToolCallEvent{CallID: fmt.Sprint(i)})
 	}
 	f.close()
 	time.Sleep(200 * time.Millisecond)
@@ -73,9 +71,9 @@ func TestFeedGivesUpOnAbsentReader(t *testing.T) {
 func TestFeedKeepsDeltasForAPromptReader(t *testing.T) {
 	f := newFeed(1, time.Minute)
 	for i := 0; i < 100; i++ {
-		f.push(Event{Type: event.MessageDelta, Turn: 1, Delta: "x"})
-		if e := <-f.out; e.Delta != "x" {
-			t.Fatalf("delta %d: got %q", i, e.Delta)
+		f.push(MessageDeltaEvent{Header: EventHeader{Turn: 1}, Delta: "x"})
+		if e, ok := (<-f.out).(MessageDeltaEvent); !ok || e.Delta != "x" {
+			t.Fatalf("delta %d: got %#v", i, e)
 		}
 	}
 	f.close()
@@ -95,7 +93,7 @@ func BenchmarkFeed(b *testing.B) {
 		}
 		close(done)
 	}()
-	e := Event{Type: event.ToolCall}
+	var e Event = ToolCallEvent{}
 	for i := 0; i < b.N; i++ {
 		f.push(e)
 	}
@@ -111,7 +109,7 @@ func BenchmarkChannel(b *testing.B) {
 		}
 		close(done)
 	}()
-	e := Event{Type: event.ToolCall}
+	var e Event = ToolCallEvent{}
 	for i := 0; i < b.N; i++ {
 		ch <- e
 	}

@@ -174,12 +174,12 @@ func ExampleSession_Events() {
 	go func() {
 		defer close(done)
 		for e := range events {
-			switch e.Type {
-			case sdk.EventMessageDelta, sdk.EventMessageEnd:
-			case sdk.EventToolResult:
-				fmt.Println(e.Type, e.Tool, e.Outcome)
+			switch e := e.(type) {
+			case sdk.MessageDeltaEvent, sdk.MessageEndEvent:
+			case sdk.ToolResultEvent:
+				fmt.Println(e.Kind(), e.Tool, e.Outcome)
 			default:
-				fmt.Println(e.Type)
+				fmt.Println(e.Kind())
 			}
 		}
 	}()

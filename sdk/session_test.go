@@ -251,14 +251,14 @@ func TestEventsSlowReader(t *testing.T) {
 	var text strings.Builder
 	deltas := 0
 	for e := range events {
-		if e.Type == sdk.EventMessageDelta {
+		if e, ok := e.(sdk.MessageDeltaEvent); ok {
 			deltas++
 			if e.Turn == 2 {
 				text.WriteString(e.Delta)
 			}
 			continue
 		}
-		types = append(types, string(e.Type))
+		types = append(types, string(e.Kind()))
 	}
 	want := "agent_start message_end turn_start message_start message_end tool_call tool_execution_start tool_execution_end tool_result message_end turn_end turn_start message_start message_end turn_end agent_end"
 	if got := strings.Join(types, " "); got != want {

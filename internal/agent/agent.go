@@ -191,11 +191,11 @@ func (a *Agent) RunQueued(ctx context.Context, prompt string) (chat.Message, err
 
 func (a *Agent) run(ctx context.Context, prompt string, queued bool) (chat.Message, error) {
 	user := chat.UserText(prompt)
-	a.emit(event.Event{Type: event.AgentStart, Message: &user, Queued: queued})
+	a.emit(event.AgentStart{Message: user, Queued: queued})
 	final, err := a.loop(ctx, user)
 	// A copy: subscribers read the event after the next run has begun.
 	total := a.usage
-	end := event.Event{Type: event.AgentEnd, Usage: &total}
+	end := event.AgentEnd{Usage: total}
 	if err != nil {
 		end.Error = err.Error()
 	}
@@ -215,8 +215,8 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 			return chat.Message{}, err
 		}
 		a.turn++
-		a.emit(event.Event{Type: event.TurnStart})
-		a.emit(event.Event{Type: event.MessageStart})
+		a.emit(event.TurnStart{})
+		a.emit(event.MessageStart{})
 		resp, err := a.ask(ctx, a.toolSpecs())
 		if err != nil {
 			if ctx.Err() != nil {
@@ -225,9 +225,9 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 				if isOverflow(err) && !errors.Is(err, ErrContextOverflow) {
 					err = fmt.Errorf("%w (%v)", ErrContextOverflow, err)
 				}
-				a.emit(event.Event{Type: event.Error, Error: err.Error()})
+				a.emit(event.Error{Error: err.Error()})
 			}
-			a.emit(event.Event{Type: event.TurnEnd})
+			a.emit(event.TurnEnd{})
 			return chat.Message{}, err
 		}
 		a.usage = a.usage.Add(resp.Usage)
@@ -236,15 +236,15 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 		msg.Role = chat.Assistant
 		a.push(msg)
 		u := resp.Usage
-		a.emit(event.Event{Type: event.MessageEnd, Message: &msg, Usage: &u, StopReason: resp.StopReason})
+		a.emit(event.MessageEnd{Message: &msg, Usage: &u, StopReason: resp.StopReason})
 
 		calls := msg.ToolUses()
 		if len(calls) == 0 {
-			a.emit(event.Event{Type: event.TurnEnd})
+			a.emit(event.TurnEnd{})
 			return msg, nil
 		}
 		for _, c := range calls {
-			a.emit(event.Event{Type: event.ToolCall, CallID: c.ID, Tool: c.Name, Args: c.Input, Class: a.classOf(c.Name)})
+			a.emit(event.ToolCall{CallID: c.ID, Tool: c.Name, Class: a.classOf(c.Name), Args: c.Input})
 		}
 		if a.opts.MaxToolIterations >= 0 && rounds >= a.opts.MaxToolIterations {
 			err := fmt.Errorf("%w (--max-tool-iterations %d)", ErrMaxIterations, a.opts.MaxToolIterations)
@@ -253,19 +253,19 @@ func (a *Agent) loop(ctx context.Context, user chat.Message) (chat.Message, erro
 			// mark the calls that never ran.
 			for i, c := range calls {
 				b := skipped.Content[i]
-				a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: b.Text, IsError: true,
+				a.emit(event.ToolResult{CallID: c.ID, Tool: c.Name, Result: b.Text, IsError: true,
 					Outcome: event.OutcomeNotRun, Reason: "limit"})
 			}
 			a.push(skipped)
-			a.emit(event.Event{Type: event.Error, Error: err.Error()})
-			a.emit(event.Event{Type: event.TurnEnd})
+			a.emit(event.Error{Error: err.Error()})
+			a.emit(event.TurnEnd{})
 			return msg, err
 		}
 		rounds++
 		results := a.runTools(ctx, calls)
 		a.steer(&results)
 		a.push(results)
-		a.emit(event.Event{Type: event.TurnEnd})
+		a.emit(event.TurnEnd{})
 		if err := ctx.Err(); err != nil {
 			return chat.Message{}, err
 		}
@@ -291,8 +291,8 @@ func (a *Agent) ask(ctx context.Context, specs []chat.ToolSpec) (provider.Respon
 	if cerr := a.Compact(ctx, CompactOverflow, ""); cerr != nil {
 		return resp, fmt.Errorf("%w (%v); compacting the conversation failed: %v", ErrContextOverflow, err, cerr)
 	}
-	a.emit(event.Event{Type: event.Retry, Attempt: 1, Error: fmt.Sprintf("%v (%v); the conversation was compacted", ErrContextOverflow, err)})
-	a.emit(event.Event{Type: event.MessageStart})
+	a.emit(event.Retry{Attempt: 1, Error: fmt.Sprintf("%v (%v); the conversation was compacted", ErrContextOverflow, err)})
+	a.emit(event.MessageStart{})
 	return a.stream(ctx, specs)
 }
 
@@ -302,9 +302,9 @@ func (a *Agent) stream(ctx context.Context, specs []chat.ToolSpec) (provider.Res
 		Model: a.opts.Model, System: a.opts.System, Messages: a.messages,
 		Tools: specs, MaxTokens: a.opts.MaxTokens,
 	}, provider.Callbacks{
-		Text: func(d string) { a.emit(event.Event{Type: event.MessageDelta, Delta: d}) },
+		Text: func(d string) { a.emit(event.MessageDelta{Delta: d}) },
 		Retry: func(attempt int, delay time.Duration, cause error) {
-			a.emit(event.Event{Type: event.Retry, Attempt: attempt - 1, DelayMS: delay.Milliseconds(), Error: cause.Error()})
+			a.emit(event.Retry{Attempt: attempt - 1, DelayMS: delay.Milliseconds(), Error: cause.Error()})
 		},
 	})
 	if err == nil {
@@ -333,7 +333,7 @@ func (a *Agent) steer(results *chat.Message) {
 func (a *Agent) push(m chat.Message) {
 	a.messages = append(a.messages, m)
 	if m.Role == chat.User {
-		a.emit(event.Event{Type: event.MessageEnd, Message: &m})
+		a.emit(event.MessageEnd{Message: &m})
 	}
 }
 
@@ -383,16 +383,16 @@ func (a *Agent) runTools(ctx context.Context, calls []chat.Block) chat.Message {
 
 func (a *Agent) runOne(ctx context.Context, c chat.Block) chat.Block {
 	start := time.Now()
-	a.emit(event.Event{Type: event.ToolStart, CallID: c.ID, Tool: c.Name, Class: a.classOf(c.Name)})
+	a.emit(event.ToolStart{CallID: c.ID, Tool: c.Name, Class: a.classOf(c.Name)})
 	res := a.executeGuarded(ctx, c)
-	a.emit(event.Event{Type: event.ToolEnd, CallID: c.ID, Tool: c.Name, DurationMS: time.Since(start).Milliseconds(), IsError: res.IsError})
+	a.emit(event.ToolEnd{CallID: c.ID, Tool: c.Name, DurationMS: time.Since(start).Milliseconds(), IsError: res.IsError})
 	outcome, code, why := outcomeOf(res)
 	if cls := a.classOf(c.Name); cls != "" && cls != string(tool.Read) && outcome != event.OutcomeRefused {
 		// Only such calls run alone (runTools), so no other goroutine
 		// writes this meanwhile.
 		a.changed = true
 	}
-	a.emit(event.Event{Type: event.ToolResult, CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError,
+	a.emit(event.ToolResult{CallID: c.ID, Tool: c.Name, Result: res.Content, IsError: res.IsError,
 		Outcome: outcome, ExitCode: code, Reason: why})
 	return chat.Block{Type: chat.ToolResult, ToolUseID: c.ID, Text: res.Content, IsError: res.IsError}
 }
@@ -437,7 +437,7 @@ func (a *Agent) executeGuarded(ctx context.Context, c chat.Block) (res tool.Resu
 	defer func() {
 		if p := recover(); p != nil {
 			res = tool.Errorf("%s failed inside wisp (%v); the call may have partly run", c.Name, p)
-			a.emit(event.Event{Type: event.Error, CallID: c.ID, Tool: c.Name, Error: fmt.Sprintf("tool %s panicked: %v\n%s", c.Name, p, debug.Stack())})
+			a.emit(event.Error{CallID: c.ID, Tool: c.Name, Error: fmt.Sprintf("tool %s panicked: %v\n%s", c.Name, p, debug.Stack())})
 		}
 	}()
 	return a.execute(ctx, c)
@@ -482,10 +482,7 @@ func (a *Agent) emit(e event.Event) {
 	if a.opts.Sink == nil {
 		return
 	}
-	e.Time = time.Now()
-	e.Turn = a.turn
-	e.Session = a.opts.Session
-	a.opts.Sink(e)
+	a.opts.Sink(event.Stamp(e, event.Header{Time: time.Now(), Turn: a.turn, Session: a.opts.Session}))
 }
 
 func notRun(calls []chat.Block, why string) chat.Message {

@@ -197,8 +197,8 @@ func TestLoop(t *testing.T) {
 					}
 				}
 			}
-			if events[0].Type != event.AgentStart || events[len(events)-1].Type != event.AgentEnd {
-				t.Errorf("events must open with agent_start and close with agent_end: %v ... %v", events[0].Type, events[len(events)-1].Type)
+			if events[0].Kind() != event.TypeAgentStart || events[len(events)-1].Kind() != event.TypeAgentEnd {
+				t.Errorf("events must open with agent_start and close with agent_end: %v ... %v", events[0].Kind(), events[len(events)-1].Kind())
 			}
 			// Every tool_use in the final conversation has a result.
 			msgs := a.Messages()

@@ -49,12 +49,12 @@ func TestResultsSurviveADeathMidResponse(t *testing.T) {
 	}{
 		{
 			name:      "third call never started",
-			diesAfter: func(e event.Event) bool { return e.Type == event.ToolResult && e.CallID == "c2" },
+			diesAfter: func(e event.Event) bool { r, ok := e.(event.ToolResult); return ok && r.CallID == "c2" },
 			third:     NotRun,
 		},
 		{
 			name:      "third call started",
-			diesAfter: func(e event.Event) bool { return e.Type == event.ToolStart && e.CallID == "c3" },
+			diesAfter: func(e event.Event) bool { r, ok := e.(event.ToolStart); return ok && r.CallID == "c3" },
 			third:     transcript.Interrupted,
 		},
 	}

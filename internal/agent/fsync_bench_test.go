@@ -18,13 +18,12 @@ import (
 // as one message, after the last call. It is the baseline of
 // BenchmarkHundredCalls.
 func formerRecords(e event.Event) []transcript.Record {
-	switch e.Type {
+	switch e := e.(type) {
 	case event.ToolStart:
 		return nil
 	case event.ToolResult:
-		ev := e
-		ev.Result = ""
-		return []transcript.Record{{Type: transcript.TypeEvent, Event: &ev}}
+		e.Result = ""
+		return []transcript.Record{{Type: transcript.TypeEvent, Event: event.Any{Event: e}}}
 	}
 	return transcript.FromEvent(e)
 }

@@ -41,7 +41,7 @@ func TestMalformedArgumentsGoBackToTheModel(t *testing.T) {
 				Provider: provider.WithRetry(open(srv.URL()), provider.RetryPolicy{}), Model: "m",
 				Tools: tool.NewRegistry(change), Gate: gate.New(gate.Options{Approver: gate.Allow{}}), MaxToolIterations: -1,
 				Sink: func(e event.Event) {
-					if e.Type == event.ToolResult || e.Type == event.Retry {
+					if k := e.Kind(); k == event.TypeToolResult || k == event.TypeRetry {
 						results = append(results, e)
 					}
 				},
@@ -57,7 +57,10 @@ func TestMalformedArgumentsGoBackToTheModel(t *testing.T) {
 				t.Error("the call with malformed arguments ran")
 			}
 			want := `error: malformed arguments for change: not valid JSON (unexpected end of JSON input); they began: {"path": "a.go", "text": "cut; the call was not run`
-			if len(results) != 1 || results[0].Type != event.ToolResult || !results[0].IsError || results[0].Result != want {
+			if len(results) != 1 {
+				t.Fatalf("events %+v, want one tool error %q", results, want)
+			}
+			if r, ok := results[0].(event.ToolResult); !ok || !r.IsError || r.Result != want {
 				t.Fatalf("events %+v, want one tool error %q", results, want)
 			}
 			// The conversation sent back holds the call (with {} for its

@@ -65,9 +65,9 @@ func TestResultEvents(t *testing.T) {
 		answer(call("c2", "fails", `{}`), call("c3", "look", `{}`)),
 	}}
 	var mu sync.Mutex
-	got := map[string]event.Event{}
+	got := map[string]event.ToolResult{}
 	sink := func(e event.Event) {
-		if e.Type == event.ToolResult {
+		if e, ok := e.(event.ToolResult); ok {
 			mu.Lock()
 			got[e.CallID] = e
 			mu.Unlock()

@@ -6,12 +6,9 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/wisp-agent/wisp/internal/config"
 )
-
-// UsageError is a bad `wisp approvals` command line; the caller exits 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
 
 // CommandUsage is the help text of `wisp approvals`.
 const CommandUsage = `Usage:
@@ -27,10 +24,10 @@ command are never remembered.
 // Command runs `wisp approvals ARGS...` against s: list, revoke ID, clear,
 // or help; stderr gets warnings. Answering a pending request is deliberately not a command here:
 // approvals are given only at the terminal that asked. A bad command line
-// is a *UsageError.
+// is a *config.UsageError.
 func Command(args []string, stdout, stderr io.Writer, s *Store) error {
 	if len(args) == 0 {
-		return &UsageError{Msg: "wisp approvals needs a command: list, revoke ID or clear"}
+		return &config.UsageError{Msg: "wisp approvals needs a command: list, revoke ID or clear"}
 	}
 	verb, rest := args[0], args[1:]
 	switch verb {
@@ -39,13 +36,13 @@ func Command(args []string, stdout, stderr io.Writer, s *Store) error {
 		return err
 	case "list", "revoke", "clear":
 	default:
-		return &UsageError{Msg: fmt.Sprintf("unknown approvals command %q: use list, revoke ID or clear", verb)}
+		return &config.UsageError{Msg: fmt.Sprintf("unknown approvals command %q: use list, revoke ID or clear", verb)}
 	}
 	switch {
 	case verb == "revoke" && len(rest) != 1:
-		return &UsageError{Msg: "usage: wisp approvals revoke ID (IDs are in wisp approvals list)"}
+		return &config.UsageError{Msg: "usage: wisp approvals revoke ID (IDs are in wisp approvals list)"}
 	case verb != "revoke" && len(rest) != 0:
-		return &UsageError{Msg: fmt.Sprintf("wisp approvals %s takes no arguments", verb)}
+		return &config.UsageError{Msg: fmt.Sprintf("wisp approvals %s takes no arguments", verb)}
 	}
 	if s == nil {
 		return errors.New("approvals: no store")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/shell"
 )
 
@@ -28,9 +29,9 @@ func TestCommandUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errw strings.Builder
 			err := Command(tt.args, &out, &errw, s)
-			var ue *UsageError
+			var ue *config.UsageError
 			if !errors.As(err, &ue) {
-				t.Fatalf("Command(%q) = %v, want *UsageError", tt.args, err)
+				t.Fatalf("Command(%q) = %v, want *config.UsageError", tt.args, err)
 			}
 		})
 	}

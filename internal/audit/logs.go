@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/segmentio/encoding/json"
+	"github.com/wisp-agent/wisp/internal/config"
 )
 
 // FormatText renders a line for people: local time, the session id's
@@ -41,14 +42,8 @@ func FormatText(l Line) string {
 	return fmt.Sprintf("%s %-8s %s %s", l.Time.Local().Format("15:04:05"), session, l.Kind, summary)
 }
 
-// UsageError is a bad `wisp logs` command line; the caller prints Msg and
-// exits 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 func usagef(format string, a ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, a...)}
+	return &config.UsageError{Msg: fmt.Sprintf(format, a...)}
 }
 
 // LogsUsage is the help text of `wisp logs`.
@@ -66,7 +61,7 @@ Shows the audit log (~/.wisp/logs/audit.jsonl), oldest first.
 
 // Logs implements `wisp logs`: it parses args (the words after "logs"),
 // then prints the selected lines of the log in dir (Dir(wispHome)) to
-// stdout. Bad flags give a *UsageError. A missing log is not an error: a
+// stdout. Bad flags give a *config.UsageError. A missing log is not an error: a
 // note goes to stderr and Logs returns nil (with --follow it waits for
 // the log). With --follow it runs until ctx ends and returns ctx's error.
 func Logs(ctx context.Context, stdout, stderr io.Writer, dir string, args []string) error {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wisp-agent/wisp/internal/config"
 )
 
 func TestLogsArgs(t *testing.T) {
@@ -41,7 +43,7 @@ func TestLogsArgs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := parseLogsArgs(c.args)
 			if c.wantErr != "" {
-				var ue *UsageError
+				var ue *config.UsageError
 				if !errors.As(err, &ue) || !strings.Contains(ue.Msg, c.wantErr) {
 					t.Fatalf("error %v, want a usage error with %q", err, c.wantErr)
 				}
@@ -92,7 +94,7 @@ func TestLogs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := Logs(context.Background(), &stdout, &stderr, c.dir, c.args)
-			var ue *UsageError
+			var ue *config.UsageError
 			if c.usageError != errors.As(err, &ue) || (!c.usageError && err != nil) {
 				t.Fatalf("error %v, usage error wanted: %v", err, c.usageError)
 			}

@@ -107,12 +107,9 @@ func cmdLogs(ctx context.Context, args []string, sys IO) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// A bad command line is a UsageError already: exit code 2.
 	err = audit.Logs(ctx, sys.Stdout, sys.Stderr, audit.Dir(cfg.Paths.Home), args)
-	var ue *audit.UsageError
-	switch {
-	case errors.As(err, &ue):
-		return usagef("%s", ue.Msg)
-	case errors.Is(err, context.Canceled):
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
@@ -143,10 +140,6 @@ func cmdApprovals(args []string, sys IO) error {
 			File: cfg.Paths.Pretty(store.Path()), Key: key,
 			Old: fmt.Sprintf("%d entries", len(before)), New: fmt.Sprintf("%d entries", len(after)),
 		})
-	}
-	var ue *approval.UsageError
-	if errors.As(err, &ue) {
-		return usagef("%s", ue.Msg)
 	}
 	return err
 }

@@ -55,9 +55,9 @@ func writeSession(t testing.TB, dir, cwd string, n int) string {
 				{Type: chat.ToolUse, ID: id, Name: "read", Input: json.RawMessage(`{"path":"server.go"}`)},
 			}}
 		case 2:
-			r.Type, r.Event = transcript.TypeEvent, &event.Event{Type: event.ToolCall, Time: r.Time, CallID: id, Tool: "read", Class: "read"}
+			r.Type, r.Event = transcript.TypeEvent, event.Any{Event: event.ToolCall{Header: event.Header{Time: r.Time}, CallID: id, Tool: "read", Class: "read"}}
 		case 3:
-			r.Type, r.Event = transcript.TypeEvent, &event.Event{Type: event.ToolStart, Time: r.Time, CallID: id, Tool: "read", Class: "read"}
+			r.Type, r.Event = transcript.TypeEvent, event.Any{Event: event.ToolStart{Header: event.Header{Time: r.Time}, CallID: id, Tool: "read", Class: "read"}}
 		case 4:
 			r.Type, r.Message = transcript.TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: id, Text: output}}}
 		}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -97,10 +96,6 @@ func cmdTrust(args []string, sys IO) error {
 	err = trust.Command(args, sys.Stdout, sys.Stderr, store, sys.Getenv("WISP_TRUST"), sys.Workdir)
 	if after, serr := store.Status(root); err == nil && serr == nil && after != before {
 		host.AuditConfigChange(cfg, sys, audit.ConfigChange{File: cfg.Paths.Pretty(path), Key: root, Old: string(before), New: string(after)})
-	}
-	var ue *trust.UsageError
-	if errors.As(err, &ue) {
-		return usagef("%s", ue.Msg)
 	}
 	return err
 }

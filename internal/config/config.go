@@ -1,7 +1,11 @@
 // Package config loads wisp's user files (~/.wisp/settings.json and, for
-// the command gate, ~/.wisp/config.json) into one typed value. It never
-// reads a project's files unless the caller says the project is trusted,
-// and a malformed file is an error that names the file and the key.
+// the command gate, ~/.wisp/config.json) into one typed value, and
+// resolves the configuration a session runs with (Resolve: flags >
+// environment > trusted project > user file > default, each value with
+// where it came from). It never reads a project's files unless the
+// caller says the project is trusted, and a malformed file is an error
+// that names the file and the key. It builds no provider and runs
+// nothing.
 package config
 
 import (

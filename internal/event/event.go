@@ -1,38 +1,34 @@
-// Package event holds the one vocabulary the agent loop speaks. Every
+// Package event holds the one vocabulary the agent loop speaks: one Go
+// type per kind of event, each carrying only its own fields. Every
 // frontend (print, JSON, RPC, TUI, SDK), the transcript and the audit log
-// consume these events; none of them reaches into the loop.
+// consume these events; none of them reaches into the loop, and this
+// package imports nothing of wisp's but the conversation types.
 package event
 
 import (
-	"encoding/json"
 	"time"
-
-	"github.com/wisp-agent/wisp/internal/chat"
 )
 
-// Type names an event.
+// Type names an event kind; it is the "type" of the event's JSON form.
 type Type string
 
 const (
-	AgentStart       Type = "agent_start"
-	AgentEnd         Type = "agent_end"
-	TurnStart        Type = "turn_start"
-	TurnEnd          Type = "turn_end"
-	MessageStart     Type = "message_start"
-	MessageDelta     Type = "message_delta"
-	MessageEnd       Type = "message_end"
-	ToolCall         Type = "tool_call"
-	ToolStart        Type = "tool_execution_start"
-	ToolEnd          Type = "tool_execution_end"
-	ToolResult       Type = "tool_result"
-	ApprovalRequest  Type = "approval_request"
-	ApprovalDecision Type = "approval_decision"
-	Retry            Type = "retry"
-	Error            Type = "error"
-	// SessionEnd closes a transcript: why the session ended (Reason:
-	// "exit", "end of input", "interrupted", "SIGTERM", "SIGHUP",
-	// "panic"). It is written to the transcript only.
-	SessionEnd Type = "session_end"
+	TypeAgentStart       Type = "agent_start"
+	TypeAgentEnd         Type = "agent_end"
+	TypeTurnStart        Type = "turn_start"
+	TypeTurnEnd          Type = "turn_end"
+	TypeMessageStart     Type = "message_start"
+	TypeMessageDelta     Type = "message_delta"
+	TypeMessageEnd       Type = "message_end"
+	TypeToolCall         Type = "tool_call"
+	TypeToolStart        Type = "tool_execution_start"
+	TypeToolEnd          Type = "tool_execution_end"
+	TypeToolResult       Type = "tool_result"
+	TypeApprovalRequest  Type = "approval_request"
+	TypeApprovalDecision Type = "approval_decision"
+	TypeRetry            Type = "retry"
+	TypeError            Type = "error"
+	TypeSessionEnd       Type = "session_end"
 )
 
 // How a tool call ended, as a tool_result's outcome says.
@@ -44,64 +40,29 @@ const (
 	OutcomeNotRun  = "not_run" // never started (Reason "limit": --max-tool-iterations)
 )
 
-// Event is one thing that happened. Which fields are set depends on Type;
-// docs/events.md lists them.
-type Event struct {
-	Type    Type      `json:"type"`
+// Event is one thing that happened: one of the types in kinds.go. The
+// set is closed (the unexported method), so a type switch over it can
+// be complete; docs/events.md lists every kind and its fields.
+type Event interface {
+	// Kind is the event's type, as its JSON form names it.
+	Kind() Type
+	// Head is what every event carries: when, which session, which turn.
+	Head() Header
+	// withHeader is the event with its header replaced; it seals the set.
+	withHeader(Header) Event
+}
+
+// Header is stamped on every event by whoever emits it.
+type Header struct {
 	Time    time.Time `json:"time"`
 	Session string    `json:"session,omitempty"`
-	Turn    int       `json:"turn,omitempty"`
-
-	// AgentStart: the prompt waited in the session's queue (a follow-up,
-	// or a steer that found no boundary) rather than being sent directly.
-	Queued bool `json:"queued,omitempty"`
-
-	// MessageDelta
-	Delta string `json:"delta,omitempty"`
-	// MessageEnd (the complete message), AgentStart (the prompt).
-	Message *chat.Message `json:"message,omitempty"`
-	// MessageEnd, AgentEnd
-	Usage      *chat.Usage `json:"usage,omitempty"`
-	StopReason string      `json:"stop_reason,omitempty"`
-
-	// ToolCall, ToolStart, ToolEnd, ToolResult, Approval*
-	CallID string          `json:"call_id,omitempty"`
-	Tool   string          `json:"tool,omitempty"`
-	Class  string          `json:"class,omitempty"`
-	Args   json.RawMessage `json:"args,omitempty"`
-	// ToolResult
-	Result  string `json:"result,omitempty"`
-	IsError bool   `json:"is_error,omitempty"`
-	// ToolResult: how the call ended (one of the Outcome constants); the
-	// Reason says why for every outcome but OutcomeOK and OutcomeExit.
-	Outcome string `json:"outcome,omitempty"`
-	// ToolResult: the exit status of a command that ran to its end.
-	ExitCode *int `json:"exit_code,omitempty"`
-	// ToolEnd
-	DurationMS int64 `json:"duration_ms,omitempty"`
-
-	// ApprovalRequest: what is asked (Subject, the shell line or the
-	// tool and its arguments), the classifier's verdict (Level) and
-	// why (Reason); ApprovalDecision: the answer.
-	Subject string `json:"subject,omitempty"`
-	Level   string `json:"level,omitempty"`
-	// ApprovalRequest: the question's number within its call (1, 2, …):
-	// a shell line is asked about one simple command at a time, all
-	// under the call's id.
-	Ask int `json:"ask,omitempty"`
-	// ApprovalRequest: the simple command of the line this question is
-	// about, when the line has several.
-	Part     string `json:"part,omitempty"`
-	Approved *bool  `json:"approved,omitempty"`
-	Reason   string `json:"reason,omitempty"`
-
-	// Retry
-	Attempt int   `json:"attempt,omitempty"`
-	DelayMS int64 `json:"delay_ms,omitempty"`
-
-	// Error, Retry (the cause)
-	Error string `json:"error,omitempty"`
+	// Turn is the turn the event belongs to: one provider request and the
+	// tool calls it asked for; 0 before the first turn.
+	Turn int `json:"turn,omitempty"`
 }
+
+// Stamp returns e with its header set to h.
+func Stamp(e Event, h Header) Event { return e.withHeader(h) }
 
 // Sink receives events. Implementations must not block for long: the loop
 // calls them inline.

@@ -59,12 +59,12 @@ type progress struct {
 func (p *progress) handle(e event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch e.Type {
+	switch e := e.(type) {
 	case event.ToolCall:
 		p.calls[e.CallID] = "• " + TermLine(e.Tool, 80) + " " + TermLine(string(e.Args), 160)
 	case event.ToolStart:
 		p.endLine()
-		fmt.Fprint(p.w, p.line(e))
+		fmt.Fprint(p.w, p.line(e.CallID, e.Tool))
 		p.started[e.CallID] = true
 		p.open, p.last = e.CallID, e.CallID
 	case event.ToolResult:
@@ -82,16 +82,16 @@ func (p *progress) handle(e event.Event) {
 
 // line is the call's line as announced, or made up from the event when
 // the call was not announced.
-func (p *progress) line(e event.Event) string {
-	if l, ok := p.calls[e.CallID]; ok && e.CallID != "" {
+func (p *progress) line(callID, tool string) string {
+	if l, ok := p.calls[callID]; ok && callID != "" {
 		return l
 	}
-	return "• " + TermLine(e.Tool, 80)
+	return "• " + TermLine(tool, 80)
 }
 
 // result finishes a call's line with its outcome, or writes the outcome
 // on a line of its own when other text came between.
-func (p *progress) result(e event.Event) {
+func (p *progress) result(e event.ToolResult) {
 	mark := Outcome(e)
 	switch {
 	case p.open != "" && p.open == e.CallID:
@@ -100,14 +100,14 @@ func (p *progress) result(e event.Event) {
 	case !p.started[e.CallID]:
 		// Never started (the tool iteration limit): the whole line now.
 		p.endLine()
-		fmt.Fprintf(p.w, "%s %s\n", p.line(e), mark)
+		fmt.Fprintf(p.w, "%s %s\n", p.line(e.CallID, e.Tool), mark)
 		p.last = e.CallID
 	case p.last == e.CallID:
 		p.endLine()
 		fmt.Fprintf(p.w, "  ↳ %s\n", mark)
 	default:
 		p.endLine()
-		fmt.Fprintf(p.w, "  ↳ %s %s\n", strings.TrimPrefix(OneLine(p.line(e), 80), "• "), mark)
+		fmt.Fprintf(p.w, "  ↳ %s %s\n", strings.TrimPrefix(OneLine(p.line(e.CallID, e.Tool), 80), "• "), mark)
 		// This line is about another call than the one above it.
 		p.last = ""
 	}
@@ -127,7 +127,7 @@ func (p *progress) endLine() {
 // a success, ✗ exit N for a command that exited non-zero, ✗ refused: WHY
 // when the gate or the policy refused it, ✗ ERROR for another error and
 // – not run (WHY) for a call that never started.
-func Outcome(e event.Event) string {
+func Outcome(e event.ToolResult) string {
 	switch e.Outcome {
 	case event.OutcomeOK:
 		return "✓"
@@ -234,9 +234,9 @@ func (s *Screen) Settle() {
 // and tool lines on the screen, retries and errors on errw.
 func LineMode(scr *Screen, errw io.Writer) event.Sink {
 	return func(e event.Event) {
-		switch e.Type {
+		switch e := e.(type) {
 		case event.AgentStart:
-			if e.Queued && e.Message != nil {
+			if e.Queued {
 				// A queued prompt runs now: show it as if typed.
 				scr.Line("› ", TermLine(e.Message.TextOf(), 200))
 			}

@@ -30,12 +30,12 @@ func TestProgressLinesAreClean(t *testing.T) {
 			var b strings.Builder
 			sink := Progress(&b)
 			args, _ := json.Marshal(map[string]string{"command": h.text})
-			sink(event.Event{Type: event.ToolCall, CallID: "c1", Tool: "bash" + h.text, Args: args})
-			sink(event.Event{Type: event.ToolStart, CallID: "c1", Tool: "bash" + h.text})
-			sink(event.Event{Type: event.ToolResult, CallID: "c1", Tool: "bash", Result: h.text, IsError: true})
-			sink(event.Event{Type: event.ToolResult, CallID: "c2", Tool: "bash", Outcome: event.OutcomeRefused, Reason: h.text, IsError: true})
-			sink(event.Event{Type: event.Retry, Error: h.text, Attempt: 1})
-			sink(event.Event{Type: event.Error, Error: h.text})
+			sink(event.ToolCall{CallID: "c1", Tool: "bash" + h.text, Args: args})
+			sink(event.ToolStart{CallID: "c1", Tool: "bash" + h.text})
+			sink(event.ToolResult{CallID: "c1", Tool: "bash", Result: h.text, IsError: true})
+			sink(event.ToolResult{CallID: "c2", Tool: "bash", Outcome: event.OutcomeRefused, Reason: h.text, IsError: true})
+			sink(event.Retry{Error: h.text, Attempt: 1})
+			sink(event.Error{Error: h.text})
 			out := b.String()
 			if strings.Contains(out, h.banned) {
 				t.Errorf("stderr carries %q:\n%q", h.banned, out)
@@ -73,12 +73,12 @@ func TestInteractiveScreenIsClean(t *testing.T) {
 			sink := LineMode(scr, &b)
 			// Streamed in small pieces, so sequences are split.
 			for i := 0; i < len(h.text); i += 3 {
-				sink(event.Event{Type: event.MessageDelta, Delta: h.text[i:min(i+3, len(h.text))]})
+				sink(event.MessageDelta{Delta: h.text[i:min(i+3, len(h.text))]})
 			}
 			args, _ := json.Marshal(map[string]string{"command": h.text})
-			sink(event.Event{Type: event.ToolCall, Tool: "bash", Args: args})
-			sink(event.Event{Type: event.ToolResult, Tool: "bash", Result: h.text})
-			sink(event.Event{Type: event.ToolResult, Tool: "bash", Result: h.text, IsError: true})
+			sink(event.ToolCall{Tool: "bash", Args: args})
+			sink(event.ToolResult{Tool: "bash", Result: h.text})
+			sink(event.ToolResult{Tool: "bash", Result: h.text, IsError: true})
 			if out := b.String(); strings.Contains(out, h.banned) {
 				t.Errorf("the terminal got %q:\n%q", h.banned, out)
 			}
@@ -93,11 +93,11 @@ func code(n int) *int { return &n }
 // names the call when another call's line came between.
 func TestProgressOutcomes(t *testing.T) {
 	call := func(id, cmd string) event.Event {
-		return event.Event{Type: event.ToolCall, CallID: id, Tool: "bash", Args: json.RawMessage(`{"command":"` + cmd + `"}`)}
+		return event.ToolCall{CallID: id, Tool: "bash", Args: json.RawMessage(`{"command":"` + cmd + `"}`)}
 	}
-	start := func(id string) event.Event { return event.Event{Type: event.ToolStart, CallID: id, Tool: "bash"} }
+	start := func(id string) event.Event { return event.ToolStart{CallID: id, Tool: "bash"} }
 	result := func(id, outcome string, exit *int, reason string) event.Event {
-		return event.Event{Type: event.ToolResult, CallID: id, Tool: "bash", Outcome: outcome, ExitCode: exit, Reason: reason,
+		return event.ToolResult{CallID: id, Tool: "bash", Outcome: outcome, ExitCode: exit, Reason: reason,
 			IsError: outcome != event.OutcomeOK && outcome != event.OutcomeExit}
 	}
 	tests := []struct {
@@ -119,7 +119,7 @@ func TestProgressOutcomes(t *testing.T) {
 		{"skipped by the limit", []event.Event{call("a", "ls"), call("b", "pwd"),
 			result("a", event.OutcomeNotRun, nil, "limit"), result("b", event.OutcomeNotRun, nil, "limit")},
 			"• bash {\"command\":\"ls\"} – not run (limit)\n• bash {\"command\":\"pwd\"} – not run (limit)\n"},
-		{"an error between", []event.Event{call("a", "ls"), start("a"), {Type: event.Error, Error: "boom"}, result("a", event.OutcomeOK, code(0), "")},
+		{"an error between", []event.Event{call("a", "ls"), start("a"), event.Error{Error: "boom"}, result("a", event.OutcomeOK, code(0), "")},
 			"• bash {\"command\":\"ls\"}\nwisp: error: boom\n  ↳ ✓\n"},
 		{"calls side by side", []event.Event{call("a", "ls"), call("b", "pwd"), start("a"), start("b"),
 			result("a", event.OutcomeOK, code(0), ""), result("b", event.OutcomeExit, code(2), "")},
@@ -127,10 +127,10 @@ func TestProgressOutcomes(t *testing.T) {
 		{"side by side, each finishing after the other started", []event.Event{call("a", "ls"), call("b", "pwd"), start("a"), start("b"),
 			result("a", event.OutcomeOK, code(0), ""), result("b", event.OutcomeOK, code(0), "")},
 			"• bash {\"command\":\"ls\"}\n• bash {\"command\":\"pwd\"}\n  ↳ bash {\"command\":\"ls\"} ✓\n  ↳ bash {\"command\":\"pwd\"} ✓\n"},
-		{"an open line ends with the turn", []event.Event{call("a", "ls"), start("a"), {Type: event.TurnEnd}},
+		{"an open line ends with the turn", []event.Event{call("a", "ls"), start("a"), event.TurnEnd{}},
 			"• bash {\"command\":\"ls\"}\n"},
 		{"no outcome given: is_error decides", []event.Event{call("a", "x"), start("a"),
-			{Type: event.ToolResult, CallID: "a", Result: "error: bad arguments\nmore", IsError: true}},
+			event.ToolResult{CallID: "a", Result: "error: bad arguments\nmore", IsError: true}},
 			"• bash {\"command\":\"x\"} ✗ bad arguments\n"},
 	}
 	for _, tt := range tests {
@@ -153,9 +153,9 @@ func TestLineModeOutcomes(t *testing.T) {
 		e    event.Event
 		want string
 	}{
-		{"ok with the output's first line", event.Event{Type: event.ToolResult, Outcome: event.OutcomeOK, ExitCode: code(0), Result: "exit_code: 0\nhello\n"}, "  ↳ ✓ exit_code: 0 … (2 lines)\n"},
-		{"exit", event.Event{Type: event.ToolResult, Outcome: event.OutcomeExit, ExitCode: code(1), Result: "exit_code: 1\n"}, "  ↳ ✗ exit 1 exit_code: 1\n"},
-		{"refused", event.Event{Type: event.ToolResult, Outcome: event.OutcomeRefused, Reason: "the user denied this call: use rg", IsError: true}, "  ↳ ✗ refused: the user denied this call: use rg\n"},
+		{"ok with the output's first line", event.ToolResult{Outcome: event.OutcomeOK, ExitCode: code(0), Result: "exit_code: 0\nhello\n"}, "  ↳ ✓ exit_code: 0 … (2 lines)\n"},
+		{"exit", event.ToolResult{Outcome: event.OutcomeExit, ExitCode: code(1), Result: "exit_code: 1\n"}, "  ↳ ✗ exit 1 exit_code: 1\n"},
+		{"refused", event.ToolResult{Outcome: event.OutcomeRefused, Reason: "the user denied this call: use rg", IsError: true}, "  ↳ ✗ refused: the user denied this call: use rg\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,8 +17,8 @@ func JSONLines(w io.Writer) event.Sink {
 	enc.SetEscapeHTML(false)
 	return func(e event.Event) {
 		_ = enc.Encode(e)
-		if e.Type == event.Retry {
-			_ = enc.Encode(event.Event{Type: event.MessageStart, Time: e.Time, Session: e.Session, Turn: e.Turn})
+		if _, ok := e.(event.Retry); ok {
+			_ = enc.Encode(event.MessageStart{Header: e.Head()})
 		}
 	}
 }

@@ -262,7 +262,7 @@ func (g *Gate) auditFailed(err error) {
 	}
 	g.mu.Unlock()
 	if first {
-		g.emit(event.Event{Type: event.Error, Error: reason + "; command and file-changing tools are refused from now on"})
+		g.emit(0, event.Error{Error: reason + "; command and file-changing tools are refused from now on"})
 	}
 }
 
@@ -692,7 +692,7 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered boo
 	if !cl.flush() {
 		return false, g.Failed()
 	}
-	g.emit(event.Event{Type: event.ApprovalRequest, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Part: part(req), Level: req.Level.String(), Reason: strings.Join(req.Reasons, "; ")})
+	g.emit(c.Turn, event.ApprovalRequest{CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Part: part(req), Level: req.Level.String(), Reason: strings.Join(req.Reasons, "; ")})
 
 	actx, cancel := context.WithTimeout(ctx, g.opts.ApprovalTimeout)
 	ans, err := g.opts.Approver.Approve(actx, req)
@@ -728,7 +728,7 @@ func (g *Gate) ask(ctx context.Context, cl *callLog, req Request, remembered boo
 	}
 	cl.add(details)
 	approved := ans.Allow
-	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Approved: &approved, Reason: reason})
+	g.emit(c.Turn, event.ApprovalDecision{CallID: c.ID, Tool: req.Tool, Class: string(req.Class), Subject: req.Subject, Approved: approved, Reason: reason})
 	return ans.Allow, reason
 }
 
@@ -745,7 +745,7 @@ func part(req Request) string {
 func (g *Gate) decided(cl *callLog, spec tool.Spec, subject string, ok bool, reason string) {
 	c := cl.c
 	cl.add(audit.ApprovalDecided{Tool: spec.Name, Subject: subject, Approved: ok, By: "policy", Reason: reason})
-	g.emit(event.Event{Type: event.ApprovalDecision, Turn: c.Turn, CallID: c.ID, Tool: spec.Name, Class: string(spec.Class), Subject: subject, Approved: &ok, Reason: reason})
+	g.emit(c.Turn, event.ApprovalDecision{CallID: c.ID, Tool: spec.Name, Class: string(spec.Class), Subject: subject, Approved: ok, Reason: reason})
 }
 
 // commandOutcome audits how a command ended, in which profile and
@@ -861,15 +861,13 @@ func (cl *callLog) flush() bool {
 	return true
 }
 
-func (g *Gate) emit(e event.Event) {
+// emit stamps e with the time, the session and the call's turn.
+func (g *Gate) emit(turn int, e event.Event) {
 	if g.opts.Sink == nil {
 		return
 	}
-	if e.Time.IsZero() {
-		e.Time = time.Now()
-	}
 	g.mu.Lock()
-	e.Session = g.session
+	session := g.session
 	g.mu.Unlock()
-	g.opts.Sink(e)
+	g.opts.Sink(event.Stamp(e, event.Header{Time: time.Now(), Session: session, Turn: turn}))
 }

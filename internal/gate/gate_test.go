@@ -747,7 +747,7 @@ func TestAuditFailureFailsClosed(t *testing.T) {
 	var mu sync.Mutex
 	var errs []string
 	sink := func(e event.Event) {
-		if e.Type == event.Error {
+		if e, ok := e.(event.Error); ok {
 			mu.Lock()
 			errs = append(errs, e.Error)
 			mu.Unlock()

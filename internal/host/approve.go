@@ -32,16 +32,18 @@ func (a *asks) init() {
 
 // number gives each approval_request its number within its call, and
 // forgets a call once its result is out.
-func (a *asks) number(e *event.Event) {
+func (a *asks) number(e event.Event) event.Event {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	switch e.Type {
+	switch r := e.(type) {
 	case event.ApprovalRequest:
-		a.asked[e.CallID]++
-		e.Ask = a.asked[e.CallID]
+		a.asked[r.CallID]++
+		r.Ask = a.asked[r.CallID]
+		return r
 	case event.ToolResult:
-		delete(a.asked, e.CallID)
+		delete(a.asked, r.CallID)
 	}
+	return e
 }
 
 // slot is where the answer to one question goes; answered marks it
@@ -121,8 +123,8 @@ func (s *Session) askByEvent(ctx context.Context, r gate.Request) (gate.Answer, 
 
 // watchAsks opens the answer's slot when the gate sends a question out.
 func (s *Session) watchAsks(e event.Event) {
-	if e.Type == event.ApprovalRequest && s.fe.Events && !s.opts.Yes && s.fe.Approver == nil {
-		s.asks.open(e.CallID, e.Ask)
+	if r, ok := e.(event.ApprovalRequest); ok && s.fe.Events && !s.opts.Yes && s.fe.Approver == nil {
+		s.asks.open(r.CallID, r.Ask)
 	}
 }
 

@@ -47,7 +47,7 @@ func TestApproveAnswersOnlyTheWaitingQuestion(t *testing.T) {
 		dupErr    error
 	)
 	defer s.Subscribe(func(e event.Event) {
-		switch e.Type {
+		switch e := e.(type) {
 		case event.ApprovalRequest:
 			mu.Lock()
 			asks = append(asks, e.Ask)
@@ -69,7 +69,7 @@ func TestApproveAnswersOnlyTheWaitingQuestion(t *testing.T) {
 			}
 		case event.ApprovalDecision:
 			mu.Lock()
-			decisions = append(decisions, *e.Approved)
+			decisions = append(decisions, e.Approved)
 			mu.Unlock()
 		}
 	})()

@@ -85,9 +85,11 @@ func (s *subscriber) push(e event.Event) {
 	if s.closed {
 		return
 	}
-	if n := len(s.queue); n > 0 && e.Type == event.MessageDelta {
-		if last := &s.queue[n-1]; last.Type == event.MessageDelta && last.Turn == e.Turn && last.Session == e.Session {
-			last.Delta += e.Delta
+	if d, ok := e.(event.MessageDelta); ok && len(s.queue) > 0 {
+		last, ok := s.queue[len(s.queue)-1].(event.MessageDelta)
+		if ok && last.Turn == d.Turn && last.Session == d.Session {
+			last.Delta += d.Delta
+			s.queue[len(s.queue)-1] = last
 			return
 		}
 	}
@@ -107,7 +109,7 @@ func (s *subscriber) run() {
 			return
 		}
 		e := s.queue[0]
-		s.queue[0] = event.Event{}
+		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		s.busy = true
 		s.mu.Unlock()

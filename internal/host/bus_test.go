@@ -36,13 +36,13 @@ func TestBusSlowSubscriber(t *testing.T) {
 		mu.Unlock()
 	})
 	start := time.Now()
-	b.publish(event.Event{Type: event.AgentStart})
+	b.publish(event.AgentStart{})
 	for i := range 1000 {
-		b.publish(event.Event{Type: event.MessageDelta, Delta: fmt.Sprint(i % 10)})
+		b.publish(event.MessageDelta{Delta: fmt.Sprint(i % 10)})
 	}
-	b.publish(event.Event{Type: event.ToolCall, CallID: "c1"})
-	b.publish(event.Event{Type: event.MessageDelta, Delta: "x"})
-	b.publish(event.Event{Type: event.AgentEnd})
+	b.publish(event.ToolCall{CallID: "c1"})
+	b.publish(event.MessageDelta{Delta: "x"})
+	b.publish(event.AgentEnd{})
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("publishing waited for the stuck subscriber: %v", d)
 	}
@@ -63,7 +63,7 @@ func TestBusSlowSubscriber(t *testing.T) {
 	mu.Unlock()
 	unsubSlow()
 	unsubFast()
-	b.publish(event.Event{Type: event.AgentStart})
+	b.publish(event.AgentStart{})
 	time.Sleep(10 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
@@ -80,10 +80,12 @@ func seen(events []event.Event) string {
 	var kinds []string
 	var text strings.Builder
 	for _, e := range events {
-		if e.Type != event.MessageDelta || len(kinds) == 0 || kinds[len(kinds)-1] != string(event.MessageDelta) {
-			kinds = append(kinds, string(e.Type))
+		if e.Kind() != event.TypeMessageDelta || len(kinds) == 0 || kinds[len(kinds)-1] != string(event.TypeMessageDelta) {
+			kinds = append(kinds, string(e.Kind()))
 		}
-		text.WriteString(e.Delta)
+		if d, ok := e.(event.MessageDelta); ok {
+			text.WriteString(d.Delta)
+		}
 	}
 	return strings.Join(kinds, " ") + " / " + text.String()
 }

@@ -74,10 +74,7 @@ func (s *Session) Compact(ctx context.Context, instructions string) error {
 // contextWindow is the model's window in tokens: settings.json's
 // context_window, else the table's; 0 when neither knows it.
 func (s *Session) contextWindow() int {
-	if n := s.cfg.Settings.ContextWindow; n > 0 {
-		return n
-	}
-	return provider.ContextWindowFor(s.choice.Model)
+	return s.conf.ContextWindow
 }
 
 // compactAt is the input size past which a session with this window is
@@ -172,10 +169,7 @@ func renderMessage(m chat.Message) string { return compaction.RenderMessage(m) }
 // with a quarter of the conversation's text.
 func (s *Session) summarise(ctx context.Context, msgs []chat.Message, instructions string, window int) (string, error) {
 	budget := compaction.Budget(window, ContextReserve)
-	maxTokens := s.cfg.Settings.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = provider.MaxTokensFor(s.choice.Model)
-	}
+	maxTokens := s.conf.MaxTokens
 	var last error
 	for range 2 {
 		ask := compaction.Ask(msgs, instructions, budget)

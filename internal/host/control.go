@@ -69,9 +69,17 @@ func (s *Session) SetModel(name string) error {
 	if r.live {
 		return ErrBusy
 	}
+	// The model's answer size and context window follow it, unless the
+	// settings fix them.
+	f := flagsOf(s.opts)
+	f.Model = name
+	conf, err := config.Resolve(f, s.sys.Getenv, s.cfg, s.project.Settings, s.cfg.Paths.Pretty(config.ProjectFile(s.project.Root)))
+	if err != nil {
+		return err
+	}
 	// Under the run's lock, so that the next run's requests see it.
-	s.choice.Model = name
-	s.agent.SetModel(name)
+	s.conf, s.choice.Model = conf, conf.Provider.Model
+	s.agent.SetModel(name, conf.MaxTokens, compactAt(conf.ContextWindow))
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/audit"
-	"github.com/wisp-agent/wisp/internal/config"
 )
 
 // The session answers the inspect tool from its live state.
@@ -16,8 +15,7 @@ import (
 func (s *Session) InspectConfig() string {
 	f := s.cfg.File
 	var b strings.Builder
-	projectFile := s.cfg.Paths.Pretty(config.ProjectFile(s.project.Root))
-	for _, st := range effectiveSettings(s.opts, s.cfg, s.project.Settings, projectFile, s.sys.Getenv) {
+	for _, st := range s.conf.Settings() {
 		fmt.Fprintf(&b, "%s: %s (%s)\n", st.Key, st.Value, st.Source)
 	}
 	for _, p := range f.CommandPolicy.Deny {

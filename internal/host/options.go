@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/wisp-agent/wisp/internal/config"
-	"github.com/wisp-agent/wisp/internal/host/hostconfig"
 	"github.com/wisp-agent/wisp/internal/tool"
 )
 
@@ -66,9 +65,9 @@ var ErrReported = errors.New("failed")
 
 // UsageError is a request that cannot be met as asked (a bad flag, a
 // session that does not exist): the command line's exit code 2.
-type UsageError = hostconfig.UsageError
+type UsageError = config.UsageError
 
 // Usagef makes a UsageError.
-func Usagef(format string, a ...any) error { return hostconfig.Usagef(format, a...) }
+func Usagef(format string, a ...any) error { return config.Usagef(format, a...) }
 
 func usagef(format string, a ...any) error { return Usagef(format, a...) }

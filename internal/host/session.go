@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/audit"
@@ -30,11 +29,14 @@ import (
 // Steer, FollowUp, Cancel, Approve) and watch it (Subscribe); none of
 // them wires a run of its own.
 type Session struct {
-	opts    Options
-	sys     IO
-	fe      Frontend
-	cfg     *Config
-	choice  providerChoice
+	opts Options
+	sys  IO
+	fe   Frontend
+	cfg  *Config
+	// conf is the configuration resolved once (config.Resolve); choice
+	// is its provider part.
+	conf    config.Resolved
+	choice  config.Choice
 	agent   *agent.Agent
 	prov    provider.Provider // the agent's, also asked for summaries (compact.go)
 	gate    *gate.Gate
@@ -129,7 +131,6 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg.Settings = MergeProject(cfg.Settings, s.project.Settings)
 	s.toolset, err = BuildTools(cfg, s.project, sys.Extensions, sys.Stderr, s)
 	if err != nil {
 		return nil, err
@@ -137,10 +138,11 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	for _, w := range append(append(cfg.Warns, s.project.Warns...), s.toolset.Warns...) {
 		fmt.Fprintf(sys.Stderr, "wisp: warning: %s\n", w)
 	}
-	s.choice, err = chooseProvider(o, cfg.Settings, sys.Getenv, cfg.Paths.Pretty(cfg.Paths.SettingsFile()))
+	s.conf, err = config.Resolve(flagsOf(o), sys.Getenv, cfg, s.project.Settings, cfg.Paths.Pretty(config.ProjectFile(s.project.Root)))
 	if err != nil {
 		return nil, err
 	}
+	s.choice = s.conf.Provider
 	s.bash = s.toolset.Bash
 	s.closers = append(s.closers, s.bash.Close)
 	if err := s.startMCP(ctx); err != nil {
@@ -171,7 +173,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	}
 	s.closers = append(s.closers, func() { _ = s.parts.log.Close() })
 
-	prov, closeProv, err := openProvider(s.choice, sys.Getenv, time.Duration(cfg.Settings.IdleTimeoutSeconds)*time.Second)
+	prov, closeProv, err := openProvider(s.choice, sys.Getenv, s.conf.Idle)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -180,8 +182,8 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	s.prov = prov
 
 	sink := func(e event.Event) {
-		s.asks.number(&e)
-		s.observe(e)
+		e = s.asks.number(e)
+		s.auditRun(e)
 		if s.session != nil {
 			s.record(e)
 		}
@@ -201,7 +203,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	s.agent = agent.New(agent.Options{
 		Provider:          prov,
 		Model:             s.choice.Model,
-		MaxTokens:         cfg.Settings.MaxTokens,
+		MaxTokens:         s.conf.MaxTokens,
 		System:            systemPrompt(sys, s.tools, s.project),
 		Tools:             s.tools,
 		Gate:              s.gate,
@@ -218,18 +220,19 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 	return s, nil
 }
 
-// observe writes the audit lines that belong to the run rather than to a
-// tool call.
-func (s *Session) observe(e event.Event) {
-	if s.endBurst != nil && (e.Type == event.MessageStart || e.Type == event.Error || e.Type == event.AgentEnd) {
-		s.endBurst()
-	}
-	switch e.Type {
-	case event.AgentStart:
-		if e.Message != nil {
-			text := e.Message.TextOf()
-			s.gate.Audit(e.Turn, "", audit.Prompt{Text: text, Bytes: len(text)})
+// auditRun writes the audit lines that belong to the run rather than to
+// a tool call.
+func (s *Session) auditRun(e event.Event) {
+	switch e.(type) {
+	case event.MessageStart, event.Error, event.AgentEnd:
+		if s.endBurst != nil {
+			s.endBurst()
 		}
+	}
+	switch e := e.(type) {
+	case event.AgentStart:
+		text := e.Message.TextOf()
+		s.gate.Audit(e.Turn, "", audit.Prompt{Text: text, Bytes: len(text)})
 	case event.MessageEnd:
 		if e.Message != nil && e.Message.Role == chat.Assistant {
 			d := audit.Response{Model: s.choice.Model, StopReason: e.StopReason, ToolCalls: len(e.Message.ToolUses())}
@@ -283,11 +286,10 @@ func sessionDir(o Options, cfg *Config, getenv func(string) string) string {
 	return SessionDir(o, cfg.Paths, cfg.Settings, getenv)
 }
 
-// SessionDir is where the transcripts of sessions started with o live:
-// --session-dir, WISP_SESSION_DIR, settings.json's session_dir, or the
-// wisp home's sessions folder.
+// SessionDir is where the transcripts of sessions started with o live
+// (config.SessionDirOf decides).
 func SessionDir(o Options, paths config.Paths, s config.Settings, getenv func(string) string) string {
-	return first(o.SessionDir, getenv("WISP_SESSION_DIR"), expandHome(s.SessionDir, paths.UserHome), paths.SessionDir())
+	return config.SessionDirOf(flagsOf(o), getenv, paths, s).Value
 }
 
 // Close stops managed processes, the provider and the session, last

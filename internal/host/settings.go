@@ -4,16 +4,10 @@ import (
 	"context"
 
 	"github.com/wisp-agent/wisp/internal/config"
-	"github.com/wisp-agent/wisp/internal/host/hostconfig"
 )
 
 // Setting is one effective value and where it came from.
-type Setting = hostconfig.Setting
-
-// effectiveSettings lists every Setting wisp will use, with its source.
-func effectiveSettings(o Options, cfg *Config, project config.Settings, projectFile string, getenv config.Getenv) []Setting {
-	return hostconfig.Effective(flagsOf(o), cfg, project, projectFile, getenv)
-}
+type Setting = config.Setting
 
 // Settings lists the configuration a session started with o would use,
 // each value with where it came from (a flag, the environment, the
@@ -24,7 +18,8 @@ func Settings(ctx context.Context, o Options, sys IO) ([]Setting, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	list := effectiveSettings(o, cfg, p.Settings, cfg.Paths.Pretty(config.ProjectFile(p.Root)), sys.Getenv)
+	// A provider that is not configured is shown as such; the rest stands.
+	r, _ := config.Resolve(flagsOf(o), sys.Getenv, cfg, p.Settings, cfg.Paths.Pretty(config.ProjectFile(p.Root)))
 	trustLine := Setting{Key: "project trust", Value: string(p.Decision.Status), Source: first(p.Decision.Source, "none") + " (" + p.Root + ")"}
-	return append([]Setting{trustLine}, list...), append(cfg.Warns, p.Warns...), nil
+	return append([]Setting{trustLine}, r.Settings()...), append(cfg.Warns, p.Warns...), nil
 }

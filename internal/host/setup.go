@@ -13,29 +13,19 @@ import (
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/gate"
-	"github.com/wisp-agent/wisp/internal/host/hostconfig"
 	"github.com/wisp-agent/wisp/internal/sandbox"
 	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/workspace"
 )
 
 // Config is the user's configuration, read once per process.
-type Config = hostconfig.Config
+type Config = config.Loaded
 
 // LoadConfig reads ~/.wisp/settings.json and ~/.wisp/config.json. A bad
 // file or pattern is a MalformedError naming the file and the key.
-func LoadConfig(getenv config.Getenv) (*Config, error) { return hostconfig.Load(getenv) }
+func LoadConfig(getenv config.Getenv) (*Config, error) { return config.Load(getenv) }
 
-// expandHome turns a leading ~ into the home folder.
-func expandHome(p, home string) string {
-	if p == "~" {
-		return home
-	}
-	if strings.HasPrefix(p, "~/") {
-		return filepath.Join(home, p[2:])
-	}
-	return p
-}
+func expandHome(p, home string) string { return config.ExpandHome(p, home) }
 
 // gateParts are what a run's gate is built from.
 type gateParts struct {

@@ -162,7 +162,7 @@ func (s *Session) warnDamage(t *transcript.Transcript, doing string) {
 func (s *Session) record(e event.Event) {
 	s.recordMu.Lock()
 	defer s.recordMu.Unlock()
-	if e.Type == event.Error && strings.HasPrefix(e.Error, agent.ErrContextOverflow.Error()) {
+	if e, ok := e.(event.Error); ok && strings.HasPrefix(e.Error, agent.ErrContextOverflow.Error()) {
 		// Frontends wrap the run's error as text; the event says it.
 		s.overflowed = true
 	}
@@ -242,8 +242,8 @@ func (s *Session) writeClosing() {
 	if failed {
 		return
 	}
-	e := event.Event{Type: event.SessionEnd, Time: time.Now().UTC(), Session: s.session.ID(), Reason: s.closeNote}
-	if _, err := s.session.Append(transcript.Record{Type: transcript.TypeEvent, Event: &e}); err != nil && !errors.Is(err, os.ErrClosed) {
+	e := event.SessionEnd{Header: event.Header{Time: time.Now().UTC(), Session: s.session.ID()}, Reason: s.closeNote}
+	if _, err := s.session.Append(transcript.Record{Type: transcript.TypeEvent, Event: event.Any{Event: e}}); err != nil && !errors.Is(err, os.ErrClosed) {
 		s.transcriptFailed(err)
 	}
 }

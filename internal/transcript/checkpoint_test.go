@@ -25,7 +25,7 @@ func TestCheckpoint(t *testing.T) {
 		return Record{Type: TypeCheckpoint, Checkpoint: &Checkpoint{Summary: "SUMMARY", Messages: msgs, Reason: "manual", Replaced: 3}}
 	}
 	start := func(id string) Record {
-		return Record{Type: TypeEvent, Event: &event.Event{Type: event.ToolStart, CallID: id}}
+		return Record{Type: TypeEvent, Event: event.Any{Event: event.ToolStart{CallID: id}}}
 	}
 	m := func(x *chat.Message) Record { return Record{Type: TypeMessage, Message: x} }
 	tests := []struct {

@@ -39,8 +39,8 @@ func conversation(branch []Record) []chat.Message {
 				current = len(msgs) - 1
 				started[current] = map[string]bool{}
 			}
-		case r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.ToolStart && current >= 0:
-			started[current][r.Event.CallID] = true
+		case r.Type == TypeEvent && isToolStart(r.Event.Event) && current >= 0:
+			started[current][r.Event.Event.(event.ToolStart).CallID] = true
 		case r.Type == TypeCheckpoint && r.Checkpoint != nil:
 			// A compaction: what came before is replaced by its summary
 			// and the turns it kept, whose calls all have their results.
@@ -116,10 +116,14 @@ func LastInputTokens(branch []Record) int64 {
 		if r.Type == TypeCheckpoint {
 			return 0
 		}
-		if r.Type == TypeEvent && r.Event != nil && r.Event.Type == event.MessageEnd && r.Event.Usage != nil {
-			u := r.Event.Usage
-			return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+		if e, ok := r.Event.Event.(event.MessageEnd); ok && r.Type == TypeEvent && e.Usage != nil {
+			return e.Usage.InputTokens + e.Usage.CacheReadTokens + e.Usage.CacheWriteTokens
 		}
 	}
 	return 0
+}
+
+func isToolStart(e event.Event) bool {
+	_, ok := e.(event.ToolStart)
+	return ok
 }

@@ -19,38 +19,38 @@ import (
 // a tool call's arguments are left out: the assistant message holds
 // them. Deltas, tool_execution_end and the turn markers are dropped.
 func FromEvent(e event.Event) []Record {
-	t := e.Time
+	t := e.Head().Time
 	if t.IsZero() {
 		t = time.Now()
 	}
 	t = t.UTC()
-	// Copies, so a record does not change when the loop later updates
-	// what the event pointed at (AgentEnd points at a running total).
-	ev := e
-	if e.Usage != nil {
-		u := *e.Usage
-		ev.Usage = &u
-	}
-	switch e.Type {
+	keep := func(e event.Event) []Record { return []Record{{Type: TypeEvent, Time: t, Event: event.Any{Event: e}}} }
+	switch e := e.(type) {
 	case event.MessageEnd:
 		var out []Record
 		if e.Message != nil {
+			// Copies, so a record does not change when the loop later
+			// updates what the event pointed at.
 			m := *e.Message
 			out = append(out, Record{Type: TypeMessage, Time: t, Message: &m})
 		}
-		if ev.Usage != nil || ev.StopReason != "" {
-			ev.Message = nil
-			out = append(out, Record{Type: TypeEvent, Time: t, Event: &ev})
+		if e.Usage != nil || e.StopReason != "" {
+			e.Message = nil
+			if e.Usage != nil {
+				u := *e.Usage
+				e.Usage = &u
+			}
+			out = append(out, keep(e)...)
 		}
 		return out
 	case event.ToolResult:
 		m := chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: e.CallID, Text: e.Result, IsError: e.IsError}}}
 		return []Record{{Type: TypeMessage, Time: t, Message: &m}}
 	case event.ToolCall:
-		ev.Args = nil
-	case event.ToolStart, event.ApprovalRequest, event.ApprovalDecision, event.Retry, event.Error, event.AgentEnd:
-	default:
-		return nil
+		e.Args = nil
+		return keep(e)
+	case event.ToolStart, event.ApprovalRequest, event.ApprovalDecision, event.Retry, event.Error, event.AgentEnd, event.SessionEnd:
+		return keep(e)
 	}
-	return []Record{{Type: TypeEvent, Time: t, Event: &ev}}
+	return nil
 }

@@ -135,11 +135,11 @@ func writeBig(tb testing.TB, dir string, n int) string {
 				{Type: chat.ToolUse, ID: call, Name: "read", Input: json.RawMessage(`{"path":"internal/server/server.go","offset":120,"limit":200}`)},
 			}}
 		case 2:
-			r.Type, r.Event = TypeEvent, &event.Event{Type: event.MessageEnd, Time: r.Time, Turn: i / 6, Usage: &chat.Usage{InputTokens: 12000, OutputTokens: 340, CacheReadTokens: 11000}, StopReason: "tool_use"}
+			r.Type, r.Event = TypeEvent, event.Any{Event: event.MessageEnd{Header: event.Header{Time: r.Time, Turn: i / 6}, Usage: &chat.Usage{InputTokens: 12000, OutputTokens: 340, CacheReadTokens: 11000}, StopReason: "tool_use"}}
 		case 3:
-			r.Type, r.Event = TypeEvent, &event.Event{Type: event.ToolCall, Time: r.Time, CallID: call, Tool: "read", Class: "read"}
+			r.Type, r.Event = TypeEvent, event.Any{Event: event.ToolCall{Header: event.Header{Time: r.Time}, CallID: call, Tool: "read", Class: "read"}}
 		case 4:
-			r.Type, r.Event = TypeEvent, &event.Event{Type: event.ToolStart, Time: r.Time, CallID: call, Tool: "read", Class: "read"}
+			r.Type, r.Event = TypeEvent, event.Any{Event: event.ToolStart{Header: event.Header{Time: r.Time}, CallID: call, Tool: "read", Class: "read"}}
 		case 5:
 			r.Type, r.Message = TypeMessage, &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.ToolResult, ToolUseID: call, Text: output}}}
 		}

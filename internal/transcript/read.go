@@ -228,7 +228,7 @@ func check(r *Record, first bool) error {
 			return errors.New("message record without message")
 		}
 	case TypeEvent:
-		if r.Event == nil {
+		if r.Event.Event == nil {
 			return errors.New("event record without event")
 		}
 	case TypeSalvage:

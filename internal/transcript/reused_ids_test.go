@@ -19,7 +19,7 @@ func TestStartedCallsAreScopedToTheirResponse(t *testing.T) {
 	branch := []Record{
 		msg(chat.User, chat.Block{Type: chat.Text, Text: "first"}),
 		msg(chat.Assistant, call),
-		{Type: TypeEvent, Event: &event.Event{Type: event.ToolStart, CallID: "call_0"}},
+		{Type: TypeEvent, Event: event.Any{Event: event.ToolStart{CallID: "call_0"}}},
 		msg(chat.User, chat.Block{Type: chat.ToolResult, ToolUseID: "call_0", Text: "done"}),
 		msg(chat.User, chat.Block{Type: chat.Text, Text: "second"}),
 		msg(chat.Assistant, call),
@@ -29,7 +29,7 @@ func TestStartedCallsAreScopedToTheirResponse(t *testing.T) {
 	if last.Role == chat.User && strings.Contains(last.TextOf()+last.Content[0].Text, "interrupted") {
 		t.Fatalf("the second call_0 never started, yet reads as interrupted: %+v", last)
 	}
-	started := append(branch, Record{Type: TypeEvent, Event: &event.Event{Type: event.ToolStart, CallID: "call_0"}})
+	started := append(branch, Record{Type: TypeEvent, Event: event.Any{Event: event.ToolStart{CallID: "call_0"}}})
 	msgs = conversation(started)
 	last = msgs[len(msgs)-1]
 	if last.Role != chat.User || !strings.Contains(last.Content[0].Text, "interrupted") {

@@ -72,7 +72,7 @@ type Record struct {
 	Time   time.Time `json:"time"`
 
 	Message *chat.Message `json:"message,omitempty"`
-	Event   *event.Event  `json:"event,omitempty"`
+	Event   event.Any     `json:"event,omitzero"`
 	// Skipped lists the malformed lines a salvage record handled.
 	Skipped []int `json:"skipped,omitempty"`
 	// Checkpoint is set on checkpoint records.

@@ -236,7 +236,7 @@ func (w *Writer) append(rec Record, sync bool) (string, error) {
 	case rec.Type == TypeSalvage:
 	case rec.Type == TypeMessage && rec.Message == nil:
 		return "", errors.New("session: append: message record without message")
-	case rec.Type == TypeEvent && rec.Event == nil:
+	case rec.Type == TypeEvent && rec.Event.Event == nil:
 		return "", errors.New("session: append: event record without event")
 	case rec.Type == TypeCheckpoint && rec.Checkpoint == nil:
 		return "", errors.New("session: append: checkpoint record without checkpoint")
@@ -305,8 +305,8 @@ func mustSync(r Record) bool {
 	if r.Type != TypeEvent {
 		return true
 	}
-	switch r.Event.Type {
-	case event.ToolStart, event.AgentEnd, event.Error:
+	switch r.Event.Event.(type) {
+	case event.ToolStart, event.AgentEnd, event.Error, event.SessionEnd:
 		return true
 	}
 	return false

@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+
+	"github.com/wisp-agent/wisp/internal/config"
 )
-
-// UsageError is a bad `wisp trust` command line; the caller prints Msg
-// and exits with status 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
 
 const usage = "usage: wisp trust status|allow|revoke|forget [path]"
 
@@ -20,7 +16,7 @@ const usage = "usage: wisp trust status|allow|revoke|forget [path]"
 // from the real process environment.
 func Command(args []string, stdout, stderr io.Writer, store *Store, env, cwd string) error {
 	if len(args) == 0 {
-		return &UsageError{Msg: usage}
+		return &config.UsageError{Msg: usage}
 	}
 	verb := args[0]
 	switch verb {
@@ -29,16 +25,16 @@ func Command(args []string, stdout, stderr io.Writer, store *Store, env, cwd str
 		return err
 	case "status", "allow", "revoke", "forget":
 	default:
-		return &UsageError{Msg: fmt.Sprintf("wisp trust: unknown command %q (%s)", verb, usage)}
+		return &config.UsageError{Msg: fmt.Sprintf("wisp trust: unknown command %q (%s)", verb, usage)}
 	}
 	if len(args) > 2 {
-		return &UsageError{Msg: fmt.Sprintf("wisp trust %s: too many arguments (%s)", verb, usage)}
+		return &config.UsageError{Msg: fmt.Sprintf("wisp trust %s: too many arguments (%s)", verb, usage)}
 	}
 	target := cwd
 	if len(args) == 2 {
 		target = args[1]
 		if target == "" {
-			return &UsageError{Msg: fmt.Sprintf("wisp trust %s: empty path (%s)", verb, usage)}
+			return &config.UsageError{Msg: fmt.Sprintf("wisp trust %s: empty path (%s)", verb, usage)}
 		}
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(cwd, target)

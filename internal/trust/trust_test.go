@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wisp-agent/wisp/internal/config"
 )
 
 // isolate points HOME and WISP_HOME at a temporary folder and returns
@@ -468,7 +470,7 @@ func TestCommand(t *testing.T) {
 			for i, c := range tc.calls {
 				var out, errw bytes.Buffer
 				err := Command(c.args, &out, &errw, s, c.env, c.cwd)
-				var ue *UsageError
+				var ue *config.UsageError
 				if errors.As(err, &ue) != c.usage {
 					t.Fatalf("call %d: err %v, usage error wanted: %v", i, err, c.usage)
 				}

@@ -30,7 +30,7 @@ func TestQuestionStartsClean(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &answeringTerminal{lines: make(chan string)}
 			scr := frontend.NewScreen(b, true)
-			frontend.LineMode(scr, b)(event.Event{Type: event.MessageDelta, Delta: tt.before})
+			frontend.LineMode(scr, b)(event.MessageDelta{Delta: tt.before})
 			ap := terminalApprover(b.lines, b, scr.Settle)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

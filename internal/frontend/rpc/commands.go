@@ -52,6 +52,10 @@ type (
 		Approved *bool  `json:"approved" rpc:"required"`
 		Scope    string `json:"scope"`
 		Note     string `json:"note"`
+		// Session is the approval_request's session: when given, an
+		// answer meant for another session (one switched away from) is
+		// refused instead of answering this one's question of the same id.
+		Session *string `json:"session"`
 	}
 	pageParams struct {
 		Offset int `json:"offset"`
@@ -210,6 +214,9 @@ func (srv *server) approve(p *approveParams) (empty, *Error) {
 	}
 	if p.Approved == nil {
 		return empty{}, failure(CodeInvalidParams, "approve needs \"approved\": true or false")
+	}
+	if p.Session != nil && *p.Session != srv.sess.ID() {
+		return empty{}, failure(CodeNoApproval, "%v: %q is a question of session %q, and the session now is %q", host.ErrNoApproval, p.CallID, *p.Session, srv.sess.ID())
 	}
 	err := srv.sess.Approve(p.CallID, p.Ask, *p.Approved, scope, p.Note)
 	if errors.Is(err, host.ErrNoApproval) {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/provider/fake"
 	"github.com/wisp-agent/wisp/internal/transcript"
 )
@@ -253,7 +254,10 @@ func TestApprovalSteerFollowUp(t *testing.T) {
 			if st := c.ok("get_state", nil); string(st["running"]) != "true" || !strings.Contains(string(st["queue"]), "FOLLOW UP") {
 				t.Fatalf("get_state during the run: %v", st)
 			}
-			c.ok("approve", map[string]any{"call_id": callID, "approved": true, "scope": "once"})
+			// An answer naming another session is refused, and leaves the
+			// question open.
+			c.fails("approve", map[string]any{"call_id": callID, "session": "another", "approved": true}, CodeNoApproval)
+			c.ok("approve", map[string]any{"call_id": callID, "session": req.str("session"), "approved": true, "scope": "once"})
 			c.fails("approve", map[string]any{"call_id": callID, "approved": true}, CodeNoApproval)
 			dec := c.event("approval_decision")
 			if string(dec.fields["approved"]) != "true" {
@@ -331,7 +335,7 @@ func TestCancelRepairsAndResumes(t *testing.T) {
 			}
 			again.shutdown()
 			last := lastRecord(t, sessionPath(t, w, id))
-			if last.Event == nil || last.Event.Reason != "exit" {
+			if end, ok := last.Event.Event.(event.SessionEnd); !ok || end.Reason != "exit" {
 				t.Fatalf("the transcript does not end with the closing record: %+v", last)
 			}
 		})
@@ -480,7 +484,7 @@ func TestSignalsEndLikeShutdown(t *testing.T) {
 			c.wantExit(128 + int(sig))
 			checkInvariants(t, c.log)
 			name := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[sig]
-			if last := lastRecord(t, sessionPath(t, w, id)); last.Event == nil || last.Event.Reason != name {
+			if last := lastRecord(t, sessionPath(t, w, id)); !isEnd(last, name) {
 				t.Fatalf("closing record: %+v", last)
 			}
 		})
@@ -507,4 +511,10 @@ func TestEOFLetsTheRunFinish(t *testing.T) {
 			t.Errorf("a run ended with an error: %s", e.raw)
 		}
 	}
+}
+
+// isEnd says whether r is the session_end record with the reason why.
+func isEnd(r transcript.Record, why string) bool {
+	end, ok := r.Event.Event.(event.SessionEnd)
+	return ok && end.Reason == why
 }

@@ -83,10 +83,12 @@ func errorCodes() []string {
 		CodeNoApproval, CodeNotFound, CodeNoSession, CodeNotAvailable, CodeFailed}
 }
 
-func eventTypes() []event.Type {
-	return []event.Type{event.AgentStart, event.AgentEnd, event.TurnStart, event.TurnEnd, event.MessageStart,
-		event.MessageDelta, event.MessageEnd, event.ToolCall, event.ToolStart, event.ToolEnd, event.ToolResult,
-		event.ApprovalRequest, event.ApprovalDecision, event.Retry, event.Error}
+// eventKinds are the events an RPC client gets (session_end is the
+// transcript's alone).
+func eventKinds() []event.Event {
+	return []event.Event{event.AgentStart{}, event.AgentEnd{}, event.TurnStart{}, event.TurnEnd{}, event.MessageStart{},
+		event.MessageDelta{}, event.MessageEnd{}, event.ToolCall{}, event.ToolStart{}, event.ToolEnd{}, event.ToolResult{},
+		event.ApprovalRequest{}, event.ApprovalDecision{}, event.Retry{}, event.Error{}}
 }
 
 func TestDocsExamples(t *testing.T) {
@@ -102,10 +104,11 @@ func TestDocsExamples(t *testing.T) {
 	if rows := regexp.MustCompile("(?m)^\\| `([a-z_0-9]+)` \\|").FindAllString(text, -1); len(rows) != len(codes) {
 		t.Errorf("docs/rpc.md lists %d error codes, the implementation has %d", len(rows), len(codes))
 	}
-	eventKeys := jsonKeys(reflect.TypeOf(event.Event{}))
-	events := map[string]bool{}
-	for _, e := range eventTypes() {
-		events[string(e)] = true
+	// Each kind's own fields, and "type".
+	events := map[string]map[string]bool{}
+	for _, e := range eventKinds() {
+		events[string(e.Kind())] = jsonKeys(reflect.TypeOf(e))
+		events[string(e.Kind())]["type"] = false
 	}
 	seenCmd, seenResp, seenEvent := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, ex := range examples {
@@ -127,11 +130,14 @@ func TestDocsExamples(t *testing.T) {
 				t.Errorf("%s: the example command is refused: %v", where, perr)
 			}
 			seenCmd[typ] = true
-		case events[typ]:
+		case events[typ] != nil:
 			for k := range ex.fields {
-				if _, ok := eventKeys[k]; !ok {
+				if _, ok := events[typ][k]; !ok {
 					t.Errorf("%s: %s has no field %q", where, typ, k)
 				}
+			}
+			if _, err := event.Decode([]byte(ex.raw)); err != nil {
+				t.Errorf("%s: %v", where, err)
 			}
 			seenEvent[typ] = true
 		default:

@@ -201,7 +201,7 @@ func (srv *server) attach(s *host.Session) {
 // delivery goroutine for this subscriber, in the order the session
 // published them; the output queue keeps a slow reader from holding it.
 func (srv *server) event(e event.Event) {
-	switch e.Type {
+	switch e := e.(type) {
 	case event.AgentStart:
 		srv.ending.Store(false)
 	case event.AgentEnd:
@@ -217,10 +217,10 @@ func (srv *server) event(e event.Event) {
 		}
 	}
 	srv.out.send(encode(e))
-	if e.Type == event.Retry {
+	if _, ok := e.(event.Retry); ok {
 		// As in --mode json: the retried request streams the message
 		// again from its start (docs/events.md).
-		srv.out.send(encode(event.Event{Type: event.MessageStart, Time: e.Time, Session: e.Session, Turn: e.Turn}))
+		srv.out.send(encode(event.MessageStart{Header: e.Head()}))
 	}
 }
 

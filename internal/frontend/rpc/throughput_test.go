@@ -18,10 +18,10 @@ func sampleEvents(n int) []event.Event {
 	msg := chat.Message{Role: chat.Assistant, Content: []chat.Block{{Type: chat.Text, Text: "The answer is 42."}}}
 	u := chat.Usage{InputTokens: 1200, OutputTokens: 40}
 	kinds := []event.Event{
-		{Type: event.MessageDelta, Delta: "some streamed text "},
-		{Type: event.ToolCall, CallID: "toolu_01", Tool: "read", Class: "read", Args: json.RawMessage(`{"path":"main.go"}`)},
-		{Type: event.ToolResult, CallID: "toolu_01", Tool: "read", Result: "package main\n", Outcome: "ok"},
-		{Type: event.MessageEnd, Message: &msg, Usage: &u, StopReason: "end_turn"},
+		event.MessageDelta{Delta: "some streamed text "},
+		event.ToolCall{CallID: "toolu_01", Tool: "read", Class: "read", Args: json.RawMessage(`{"path":"main.go"}`)},
+		event.ToolResult{CallID: "toolu_01", Tool: "read", Result: "package main\n", Outcome: "ok"},
+		event.MessageEnd{Message: &msg, Usage: &u, StopReason: "end_turn"},
 	}
 	out := make([]event.Event, n)
 	now := time.Now().UTC()
@@ -30,8 +30,7 @@ func sampleEvents(n int) []event.Event {
 		if i%4 == 3 {
 			e = kinds[1+i%3]
 		}
-		e.Time, e.Session, e.Turn = now, "3f9c2a7d41e0b6c8", 1+i/100
-		out[i] = e
+		out[i] = event.Stamp(e, event.Header{Time: now, Session: "3f9c2a7d41e0b6c8", Turn: 1 + i/100})
 	}
 	return out
 }
@@ -110,8 +109,8 @@ func TestSlowReaderKeepsEveryEventButDeltas(t *testing.T) {
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
 		for sc.Scan() {
-			var e event.Event
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			e, err := event.Decode(sc.Bytes())
+			if err != nil {
 				t.Errorf("bad line %q", sc.Text())
 			}
 			got = append(got, e)
@@ -124,17 +123,17 @@ func TestSlowReaderKeepsEveryEventButDeltas(t *testing.T) {
 	text := map[int]string{}
 	gotText := map[int]string{}
 	for _, e := range events {
-		if e.Type != event.MessageDelta {
-			want = append(want, e.Type)
+		if d, ok := e.(event.MessageDelta); !ok {
+			want = append(want, e.Kind())
 		} else {
-			text[e.Turn] += e.Delta
+			text[d.Turn] += d.Delta
 		}
 	}
 	for _, e := range got {
-		if e.Type != event.MessageDelta {
-			have = append(have, e.Type)
+		if d, ok := e.(event.MessageDelta); !ok {
+			have = append(have, e.Kind())
 		} else {
-			gotText[e.Turn] += e.Delta
+			gotText[d.Turn] += d.Delta
 		}
 	}
 	if len(want) != len(have) {

@@ -36,7 +36,7 @@ type writer struct {
 // that later deltas of the same turn can join it.
 type outFrame struct {
 	data  []byte
-	delta *event.Event
+	delta *event.MessageDelta
 }
 
 func newWriter(w io.Writer) *writer {
@@ -71,7 +71,7 @@ func (w *writer) send(data []byte) {
 
 // sendDelta queues a text delta, joining it to the delta queued last
 // when the reader is behind and that one is of the same turn.
-func (w *writer) sendDelta(e event.Event) {
+func (w *writer) sendDelta(e event.MessageDelta) {
 	w.mu.Lock()
 	if !w.closed {
 		n := len(w.pending)

@@ -56,19 +56,12 @@ type usageInfo struct{ input, output int64 }
 // fromEvent maps one event to the screen's message; nil for events the
 // screen does not show.
 func fromEvent(e event.Event) any {
-	switch e.Type {
+	switch e := e.(type) {
 	case event.AgentStart:
-		m := runStartMsg{queued: e.Queued}
-		if e.Message != nil {
-			m.prompt = e.Message.TextOf()
-		}
-		return m
+		return runStartMsg{queued: e.Queued, prompt: e.Message.TextOf()}
 	case event.AgentEnd:
-		var u usageInfo
-		if e.Usage != nil {
-			u = usageInfo{e.Usage.InputTokens + e.Usage.CacheReadTokens + e.Usage.CacheWriteTokens, e.Usage.OutputTokens}
-		}
-		return runEndMsg{usage: u}
+		u := e.Usage
+		return runEndMsg{usage: usageInfo{u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens, u.OutputTokens}}
 	case event.MessageStart:
 		return assistantMsg{}
 	case event.MessageDelta:
@@ -91,11 +84,7 @@ func fromEvent(e event.Event) any {
 	case event.ApprovalRequest:
 		return askedMsg{id: e.CallID, level: e.Level, reasons: e.Reason}
 	case event.ApprovalDecision:
-		m := verdictMsg{id: e.CallID, reason: e.Reason}
-		if e.Approved != nil {
-			m.approved = *e.Approved
-		}
-		return m
+		return verdictMsg{id: e.CallID, reason: e.Reason, approved: e.Approved}
 	case event.Retry:
 		return noteMsg{text: strings.TrimSpace(frontend.OneLine(e.Error, 200)) + "; retrying"}
 	case event.Error:

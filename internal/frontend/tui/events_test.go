@@ -24,17 +24,17 @@ func TestFromEvent(t *testing.T) {
 		e    event.Event
 		want any
 	}{
-		{"queued prompt", event.Event{Type: event.AgentStart, Queued: true, Message: &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: "then test"}}}}, runStartMsg{queued: true, prompt: "then test"}},
-		{"delta", event.Event{Type: event.MessageDelta, Delta: "hi"}, deltaMsg{text: "hi"}},
-		{"message end with usage", event.Event{Type: event.MessageEnd, Usage: &chat.Usage{InputTokens: 10, CacheReadTokens: 5, OutputTokens: 3}}, assistantEnd{usage: &usageInfo{input: 15, output: 3}}},
-		{"call", event.Event{Type: event.ToolCall, CallID: "c", Tool: "bash", Class: "command", Args: json.RawMessage(`{"command":"ls"}`)}, toolCallMsg{id: "c", tool: "bash", class: "command", args: `{"command":"ls"}`}},
-		{"call ends", event.Event{Type: event.ToolEnd, CallID: "c", DurationMS: 1500}, toolEndMsg{id: "c", elapsed: 1500 * time.Millisecond}},
-		{"exit status", event.Event{Type: event.ToolResult, CallID: "c", Tool: "bash", Result: "x", IsError: true, Outcome: event.OutcomeExit, ExitCode: &code}, toolResultMsg{id: "c", tool: "bash", result: "x", mark: "✗ exit 2", isError: true}},
-		{"refused", event.Event{Type: event.ToolResult, CallID: "c", Tool: "bash", IsError: true, Outcome: event.OutcomeRefused, Reason: "policy denies rm"}, toolResultMsg{id: "c", tool: "bash", mark: "✗ refused: policy denies rm", isError: true, refused: true}},
-		{"asked", event.Event{Type: event.ApprovalRequest, CallID: "c", Level: "moderate", Reason: "writes"}, askedMsg{id: "c", level: "moderate", reasons: "writes"}},
-		{"approved", event.Event{Type: event.ApprovalDecision, CallID: "c", Approved: &yes}, verdictMsg{id: "c", approved: true}},
-		{"error", event.Event{Type: event.Error, Error: "boom"}, noteMsg{text: "error: boom", isErr: true}},
-		{"not shown", event.Event{Type: event.TurnStart}, nil},
+		{"queued prompt", event.AgentStart{Queued: true, Message: chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: "then test"}}}}, runStartMsg{queued: true, prompt: "then test"}},
+		{"delta", event.MessageDelta{Delta: "hi"}, deltaMsg{text: "hi"}},
+		{"message end with usage", event.MessageEnd{Usage: &chat.Usage{InputTokens: 10, CacheReadTokens: 5, OutputTokens: 3}}, assistantEnd{usage: &usageInfo{input: 15, output: 3}}},
+		{"call", event.ToolCall{CallID: "c", Tool: "bash", Class: "command", Args: json.RawMessage(`{"command":"ls"}`)}, toolCallMsg{id: "c", tool: "bash", class: "command", args: `{"command":"ls"}`}},
+		{"call ends", event.ToolEnd{CallID: "c", DurationMS: 1500}, toolEndMsg{id: "c", elapsed: 1500 * time.Millisecond}},
+		{"exit status", event.ToolResult{CallID: "c", Tool: "bash", Result: "x", IsError: true, Outcome: event.OutcomeExit, ExitCode: &code}, toolResultMsg{id: "c", tool: "bash", result: "x", mark: "✗ exit 2", isError: true}},
+		{"refused", event.ToolResult{CallID: "c", Tool: "bash", IsError: true, Outcome: event.OutcomeRefused, Reason: "policy denies rm"}, toolResultMsg{id: "c", tool: "bash", mark: "✗ refused: policy denies rm", isError: true, refused: true}},
+		{"asked", event.ApprovalRequest{CallID: "c", Level: "moderate", Reason: "writes"}, askedMsg{id: "c", level: "moderate", reasons: "writes"}},
+		{"approved", event.ApprovalDecision{CallID: "c", Approved: yes}, verdictMsg{id: "c", approved: true}},
+		{"error", event.Error{Error: "boom"}, noteMsg{text: "error: boom", isErr: true}},
+		{"not shown", event.TurnStart{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

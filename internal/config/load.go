@@ -1,37 +1,37 @@
-package hostconfig
+package config
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/policy"
 )
 
-// Config is the user's configuration, read once per process.
-type Config struct {
-	Paths    config.Paths
-	Settings config.Settings
-	File     config.File
+// Loaded is the user's configuration, read once per process: both user
+// files, and the command policy compiled from config.json.
+type Loaded struct {
+	Paths    Paths
+	Settings Settings
+	File     File
 	Policy   *policy.Policy
 	Warns    []string
 }
 
 // Load reads ~/.wisp/settings.json and ~/.wisp/config.json. A bad file
 // or pattern is a MalformedError naming the file and the key.
-func Load(getenv config.Getenv) (*Config, error) {
-	paths, err := config.ResolvePaths(getenv)
+func Load(getenv Getenv) (*Loaded, error) {
+	paths, err := ResolvePaths(getenv)
 	if err != nil {
 		return nil, err
 	}
-	l := &Config{Paths: paths}
+	l := &Loaded{Paths: paths}
 	var warns []string
-	l.Settings, warns, err = config.LoadSettings(paths)
+	l.Settings, warns, err = LoadSettings(paths)
 	l.Warns = append(l.Warns, warns...)
 	if err != nil {
 		return nil, err
 	}
-	l.File, warns, err = config.LoadFile(paths)
+	l.File, warns, err = LoadFile(paths)
 	l.Warns = append(l.Warns, warns...)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func Load(getenv config.Getenv) (*Config, error) {
 	l.Policy, err = policy.Compile(l.File.CommandPolicy.Deny, l.File.CommandPolicy.Allow)
 	var pe *policy.PatternError
 	if errors.As(err, &pe) {
-		return nil, &config.MalformedError{File: paths.Pretty(paths.ConfigFile()), What: pe.Error()}
+		return nil, &MalformedError{File: paths.Pretty(paths.ConfigFile()), What: pe.Error()}
 	}
 	if err != nil {
 		return nil, err
@@ -48,7 +48,9 @@ func Load(getenv config.Getenv) (*Config, error) {
 }
 
 // UsageError is a request that cannot be met as asked (a bad flag, a
-// session that does not exist): the command line's exit code 2.
+// session that does not exist, an unknown subcommand's argument): the
+// command line's exit code 2. It is the one usage error of wisp: every
+// package that can be asked for something impossible returns it.
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
@@ -68,12 +70,6 @@ func First(vals ...string) string {
 		}
 	}
 	return ""
-}
-
-// MergeProject lays a trusted project's settings over the user's.
-func MergeProject(s, project config.Settings) config.Settings {
-	// Overlay also keeps which file each value came from, for errors.
-	return config.Overlay(s, project)
 }
 
 // BaseURLVar is the variable that names a provider's base URL.

@@ -1,16 +1,9 @@
-package hostconfig
+package config
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
-
-	"github.com/wisp-agent/wisp/internal/config"
-	"github.com/wisp-agent/wisp/internal/provider"
-	"github.com/wisp-agent/wisp/internal/provider/anthropic"
-	"github.com/wisp-agent/wisp/internal/provider/fake"
-	"github.com/wisp-agent/wisp/internal/provider/openai"
 )
 
 // Default models, used when neither a flag, the environment nor the
@@ -66,11 +59,11 @@ func (o origin) bad(key string, problem error) error {
 // Choose resolves flags > environment > settings. With nothing
 // configured it names exactly what to set; a bad value names where it
 // came from.
-func Choose(o Flags, s config.Settings, getenv config.Getenv, settingsFile string) (Choice, error) {
+func Choose(o Flags, s Settings, getenv Getenv, settingsFile string) (Choice, error) {
 	name := firstOrigin(origin{o.Provider, "--provider"}, origin{getenv("WISP_PROVIDER"), "WISP_PROVIDER"}, origin{s.Provider, s.Source("provider")})
 	model := firstOrigin(origin{o.Model, "--model"}, origin{getenv("WISP_MODEL"), "WISP_MODEL"}, origin{s.Model, s.Source("model")})
 	if model.value != "" {
-		if err := config.CheckModel(model.value); err != nil {
+		if err := CheckModel(model.value); err != nil {
 			return Choice{}, model.bad("model", err)
 		}
 	}
@@ -100,8 +93,8 @@ func Choose(o Flags, s config.Settings, getenv config.Getenv, settingsFile strin
 	if base.value != "" {
 		c.From["base_url"] = base.from
 	}
-	if base.value != "" && config.KnownProvider(c.Name) {
-		if err := config.CheckBaseURL(base.value); err != nil {
+	if base.value != "" && KnownProvider(c.Name) {
+		if err := CheckBaseURL(base.value); err != nil {
 			return c, base.bad("base_url", err)
 		}
 	}
@@ -147,7 +140,7 @@ func Choose(o Flags, s config.Settings, getenv config.Getenv, settingsFile strin
 // the order each provider looks: its own variable first, WISP_API_KEY,
 // then settings.json's provider key and api_key. An openai-compatible
 // server takes WISP_API_KEY first: its key is seldom OpenAI's.
-func keyOrigin(provider string, s config.Settings, getenv config.Getenv, settingsFile string) origin {
+func keyOrigin(provider string, s Settings, getenv Getenv, settingsFile string) origin {
 	wisp := origin{getenv("WISP_API_KEY"), "WISP_API_KEY"}
 	general := origin{s.APIKey, settingsFile + ": api_key"}
 	switch provider {
@@ -171,41 +164,4 @@ func describe(from string) string {
 		return "env " + from
 	}
 	return from
-}
-
-// Open builds the provider; close releases what it started (the
-// fake provider's loopback server).
-func Open(c Choice, getenv config.Getenv, idle time.Duration) (p provider.Provider, closeFn func(), err error) {
-	closeFn = func() {}
-	if idle <= 0 {
-		idle = DefaultIdle
-	}
-	client := &http.Client{Transport: provider.IdleTransport(nil, idle)}
-	switch c.Name {
-	case "anthropic":
-		p = anthropic.New(anthropic.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-	case "openai", "openai-compatible":
-		p = openai.New(openai.Options{APIKey: c.APIKey, BaseURL: c.BaseURL, HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-	case "fake":
-		script := fake.Demo()
-		if path := getenv("WISP_FAKE_SCRIPT"); path != "" {
-			script, err = fake.LoadScript(path)
-			if err != nil {
-				return nil, closeFn, fmt.Errorf("WISP_FAKE_SCRIPT: %w", err)
-			}
-		}
-		srv, err := fake.Start(script)
-		if err != nil {
-			return nil, closeFn, fmt.Errorf("start the fake provider: %w", err)
-		}
-		closeFn = srv.Close
-		// The fake speaks both wire formats; WISP_FAKE_FORMAT picks which
-		// official client talks to it.
-		if strings.EqualFold(getenv("WISP_FAKE_FORMAT"), "openai") {
-			p = openai.New(openai.Options{APIKey: "fake", BaseURL: srv.URL() + "/v1", HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-		} else {
-			p = anthropic.New(anthropic.Options{APIKey: "fake", BaseURL: srv.URL(), HTTPClient: client, MaxResponseBytes: c.MaxResponseBytes})
-		}
-	}
-	return provider.WithRetry(p, provider.RetryPolicy{}), closeFn, nil
 }
