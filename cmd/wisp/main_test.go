@@ -25,5 +25,7 @@ func TestScripts(t *testing.T) {
 		Dir:   "testdata/script",
 		Setup: fakescript.Setup,
 		Cmds:  fakescript.Cmds(),
+		// WISP_UPDATE_SCRIPTS=1 rewrites the scripts' expected files (cmp) from what ran.
+		UpdateScripts: os.Getenv("WISP_UPDATE_SCRIPTS") == "1",
 	})
 }

@@ -316,7 +316,7 @@ func (t *spawnTool) Describe() ([]string, string) {
 
 func (t *spawnTool) Spec() tool.Spec {
 	return tool.Spec{Name: SpawnWispsName, Description: wisps.SpawnDescription(), Class: tool.Read,
-		Schema: json.RawMessage(`{"type":"object","properties":{"definitions":{"type":"array","description":"wisp definitions: objects, or JSON strings holding one","items":{"anyOf":[{"type":"object"},{"type":"string"}]}}},"required":["definitions"]}`)}
+		Schema: json.RawMessage(`{"type":"object","properties":{"definitions":{"type":"array","items":{"anyOf":[{"type":"object"},{"type":"string"}]}}},"required":["definitions"]}`)}
 }
 
 // Run answers with the batch's summary text, never an error result for
