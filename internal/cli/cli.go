@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 
@@ -37,6 +38,15 @@ type Extension = host.Extension
 
 // Main runs wisp and returns its exit code.
 func Main(ctx context.Context, args []string, sys IO) int {
+	// A reader of stdout or stderr that goes away (`| head`, a crashed RPC
+	// client) must not kill wisp between a call's end and its result's
+	// record: with SIGPIPE handled, a write to a closed pipe returns EPIPE
+	// instead, the frontends drop their output, and the run ends and
+	// closes its session as usual. Notify, not Ignore: an ignored SIGPIPE
+	// would be inherited by every command wisp runs.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	err := run(ctx, args, sys)
 	return exitCode(err, sys)
 }
