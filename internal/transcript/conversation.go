@@ -39,8 +39,20 @@ func conversation(branch []Record) []chat.Message {
 				current = len(msgs) - 1
 				started[current] = map[string]bool{}
 			}
-		case r.Type == TypeEvent && isToolStart(r.Event.Event) && current >= 0:
-			started[current][r.Event.Event.(event.ToolStart).CallID] = true
+		case r.Type == TypeEvent && current >= 0:
+			switch e := r.Event.Event.(type) {
+			case event.ToolStart:
+				started[current][e.CallID] = true
+			case event.ApprovalRequest:
+				// tool_execution_start comes before the gate asks: a
+				// call whose question was never answered never ran, so
+				// it is "not run", not "may have partly run".
+				delete(started[current], e.CallID)
+			case event.ApprovalDecision:
+				if e.Approved {
+					started[current][e.CallID] = true
+				}
+			}
 		case r.Type == TypeCheckpoint && r.Checkpoint != nil:
 			// A compaction: what came before is replaced by its summary
 			// and the turns it kept, whose calls all have their results.
@@ -121,9 +133,4 @@ func LastInputTokens(branch []Record) int64 {
 		}
 	}
 	return 0
-}
-
-func isToolStart(e event.Event) bool {
-	_, ok := e.(event.ToolStart)
-	return ok
 }

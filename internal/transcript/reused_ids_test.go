@@ -50,3 +50,40 @@ func TestAfterPiped(t *testing.T) {
 		}
 	}
 }
+
+// A call stopped while its approval question waited never ran: resuming
+// leaves it without a result, for the agent's repair to answer "not run"
+// (tool_execution_start comes before the gate asks), rather than calling
+// it Interrupted ("may have partly run"). An approved question makes it
+// started again.
+func TestUnansweredQuestionIsNotRun(t *testing.T) {
+	call := chat.Block{Type: chat.ToolUse, ID: "c1", Name: "bash"}
+	ev := func(e event.Event) Record { return Record{Type: TypeEvent, Event: event.Any{Event: e}} }
+	base := func(more ...Record) []Record {
+		return append([]Record{
+			{Type: TypeMessage, Message: &chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: "go"}}}},
+			{Type: TypeMessage, Message: &chat.Message{Role: chat.Assistant, Content: []chat.Block{call}}},
+			ev(event.ToolStart{CallID: "c1"}),
+			ev(event.ApprovalRequest{CallID: "c1", Ask: 1}),
+		}, more...)
+	}
+	tests := []struct {
+		name        string
+		branch      []Record
+		interrupted bool
+	}{
+		{"asked, no answer", base(), false},
+		{"asked, denied", base(ev(event.ApprovalDecision{CallID: "c1", Approved: false})), false},
+		{"asked, approved", base(ev(event.ApprovalDecision{CallID: "c1", Approved: true})), true},
+		{"approved, then a second question waits", base(ev(event.ApprovalDecision{CallID: "c1", Approved: true}), ev(event.ApprovalRequest{CallID: "c1", Ask: 2})), false},
+		{"started, never asked", base()[:3], true},
+	}
+	for _, tt := range tests {
+		msgs := conversation(tt.branch)
+		last := msgs[len(msgs)-1]
+		got := last.Role == chat.User && len(last.Content) > 0 && last.Content[0].Text == Interrupted
+		if got != tt.interrupted {
+			t.Errorf("%s: interrupted = %v, want %v (%+v)", tt.name, got, tt.interrupted, last)
+		}
+	}
+}

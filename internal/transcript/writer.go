@@ -305,9 +305,13 @@ func mustSync(r Record) bool {
 	if r.Type != TypeEvent {
 		return true
 	}
-	switch r.Event.Event.(type) {
+	switch e := r.Event.Event.(type) {
 	case event.ToolStart, event.AgentEnd, event.Error, event.SessionEnd:
 		return true
+	case event.ApprovalDecision:
+		// A yes is what lets a started call count as run on resume
+		// (conversation): it must not be lost while its command runs.
+		return e.Approved
 	}
 	return false
 }
