@@ -66,8 +66,19 @@ func conversation(branch []Record) []chat.Message {
 			}
 		}
 	}
+	var out []chat.Message
 	for i, m := range msgs {
+		if len(out) == 0 && m.Role != chat.User {
+			// The branch's start is missing (a record deleted by hand
+			// makes the rest a root): providers refuse a history that
+			// does not open with the user, so say what happened instead.
+			out = append(out, chat.Message{Role: chat.User, Content: []chat.Block{{Type: chat.Text, Text: MissingStart}}})
+		}
 		calls := m.ToolUses()
+		if m.Role == chat.User && i > 0 && msgs[i-1].Role == chat.Assistant && len(msgs[i-1].ToolUses()) > 0 {
+			continue // written with its answer below
+		}
+		out = append(out, m)
 		if m.Role != chat.Assistant || len(calls) == 0 {
 			continue
 		}
@@ -75,19 +86,19 @@ func conversation(branch []Record) []chat.Message {
 		if i+1 < len(msgs) && msgs[i+1].Role == chat.User {
 			next = &msgs[i+1]
 		}
-		results := answer(calls, next, started[i])
-		if next != nil {
-			*next = results
-			continue
-		}
-		if len(results.Content) > 0 {
-			// Only the last assistant message can lack a following
-			// message: put its results at the end.
-			msgs = append(msgs, results)
+		// The results go right after their calls, also when the next
+		// message on record is another answer (the results' records
+		// were lost): anywhere else they would answer no call.
+		if results := answer(calls, next, started[i]); len(results.Content) > 0 {
+			out = append(out, results)
 		}
 	}
-	return msgs
+	return out
 }
+
+// MissingStart opens a resumed conversation whose first records are
+// missing from the transcript.
+const MissingStart = "[wisp: the start of this conversation is missing from the session's transcript]"
 
 // answer orders next's tool results by calls (first result per call,
 // results of other calls dropped), adds Interrupted for started calls

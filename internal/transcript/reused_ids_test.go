@@ -87,3 +87,36 @@ func TestUnansweredQuestionIsNotRun(t *testing.T) {
 		}
 	}
 }
+
+// A transcript with records deleted by hand still resumes as a history a
+// provider takes: it opens with the user, and each call's result follows
+// its call even when the next record on file is another answer.
+func TestHandEditedBranchStaysWellFormed(t *testing.T) {
+	msg := func(role chat.Role, b ...chat.Block) Record {
+		return Record{Type: TypeMessage, Message: &chat.Message{Role: role, Content: b}}
+	}
+	call := chat.Block{Type: chat.ToolUse, ID: "c1", Name: "bash"}
+	branch := []Record{
+		// The prompt's record is gone: the branch starts with an answer.
+		msg(chat.Assistant, call),
+		{Type: TypeEvent, Event: event.Any{Event: event.ToolStart{CallID: "c1"}}},
+		// c1's result record is gone too: the next answer follows.
+		msg(chat.Assistant, chat.Block{Type: chat.Text, Text: "done"}),
+		msg(chat.User, chat.Block{Type: chat.Text, Text: "thanks"}),
+	}
+	msgs := conversation(branch)
+	if len(msgs) == 0 || msgs[0].Role != chat.User || msgs[0].Content[0].Text != MissingStart {
+		t.Fatalf("the history does not open with the user: %+v", msgs)
+	}
+	for i := 1; i < len(msgs); i++ {
+		if msgs[i].Role == msgs[i-1].Role && msgs[i].Role == chat.Assistant {
+			t.Errorf("two answers in a row at %d: %+v", i, msgs)
+		}
+		for _, c := range msgs[i].ToolUses() {
+			next := msgs[min(i+1, len(msgs)-1)]
+			if i+1 >= len(msgs) || next.Role != chat.User || next.Content[0].ToolUseID != c.ID {
+				t.Errorf("call %s is not answered right after it: %+v", c.ID, msgs)
+			}
+		}
+	}
+}
