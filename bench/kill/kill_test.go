@@ -265,6 +265,7 @@ func (tr *trial) resume(t *testing.T, bin string) {
 		return
 	}
 	tr.checkResults(calls, recorded)
+	tr.checkAudit()
 	if left, _ := filepath.Glob(filepath.Join(tr.tmp, "wisp-run-*")); len(left) > 0 {
 		tr.fail("leftover", "scratch folders after the resumed run: %q", left)
 	}
@@ -376,6 +377,34 @@ func report(t *testing.T, trials []*trial) {
 	if path := os.Getenv("WISP_KILL_REPORT"); path != "" {
 		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// checkAudit: after the resume, every call the audit saw come to the
+// gate (tool.call) has its tool.result, also the one the kill cut short.
+func (tr *trial) checkAudit() {
+	data, err := os.ReadFile(filepath.Join(tr.home, ".wisp", "logs", "audit.jsonl"))
+	if err != nil {
+		tr.fail("audit", "read the audit log: %v", err)
+		return
+	}
+	called, ended := map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct{ Call, Kind string }
+		if json.Unmarshal([]byte(line), &e) != nil || e.Call == "" {
+			continue
+		}
+		switch e.Kind {
+		case "tool.call":
+			called[e.Call] = true
+		case "tool.result":
+			ended[e.Call] = true
+		}
+	}
+	for id := range called {
+		if !ended[id] {
+			tr.fail("audit", "call %s has a tool.call and no tool.result after the resume", id)
 		}
 	}
 }

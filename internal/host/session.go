@@ -62,6 +62,8 @@ type Session struct {
 	// resumedInput is the last request's input tokens of a resumed
 	// session, so that it is compacted in time (compact.go).
 	resumedInput int64
+	// interrupted are the calls a resumed session found cut short.
+	interrupted []interruptedCall
 
 	// closeNote, when set, is why the session ended, written as the
 	// transcript's closing record.
@@ -199,6 +201,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 
 	s.gate.Audit(0, "", audit.SessionStart{Cwd: sys.Workdir, Provider: s.choice.Name, Model: s.choice.Model, Mode: fe.Mode, Sandbox: s.parts.sandboxNote, Trusted: s.project.Decision.Trusted})
 	s.auditMCP()
+	s.auditInterrupted()
 
 	s.agent = agent.New(agent.Options{
 		Provider:          prov,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/agent"
+	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/transcript"
@@ -76,7 +77,46 @@ func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
 	s.warnDamage(t, "resuming from")
 	s.warnFolder(t)
 	s.resumedInput = transcript.LastInputTokens(t.Branch())
-	return t.Messages(), nil
+	msgs := t.Messages()
+	if err := s.recordInterrupted(msgs); err != nil {
+		return nil, sessionErr("record the interrupted calls", err)
+	}
+	return msgs, nil
+}
+
+// interruptedCall is a call the last run left running when it stopped.
+type interruptedCall struct{ id, tool string }
+
+// recordInterrupted writes, for each call a resumed conversation answers
+// with transcript.Interrupted, that result as its record: it stands on
+// file from now on (a later resume finds it rather than working it out
+// again), and New audits it once as the call's tool.result, so that the
+// audit says how every call it saw start ended.
+func (s *Session) recordInterrupted(msgs []chat.Message) error {
+	tools := map[string]string{}
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			switch {
+			case b.Type == chat.ToolUse:
+				tools[b.ID] = b.Name
+			case b.Type == chat.ToolResult && b.Text == transcript.Interrupted:
+				c := interruptedCall{id: b.ToolUseID, tool: tools[b.ToolUseID]}
+				if err := s.session.Record(event.ToolResult{Header: event.Header{Time: time.Now()}, CallID: c.id, Tool: c.tool, Result: b.Text, IsError: true}); err != nil {
+					return err
+				}
+				s.interrupted = append(s.interrupted, c)
+			}
+		}
+	}
+	return nil
+}
+
+// auditInterrupted writes the tool.result the audit lacks for each call
+// that was running when the last run stopped.
+func (s *Session) auditInterrupted() {
+	for _, c := range s.interrupted {
+		s.gate.Audit(0, c.id, audit.ToolResult{Tool: c.tool, IsError: true, Preview: "interrupted: wisp stopped while the call ran (found when the session was resumed)"})
+	}
 }
 
 // warnFolder says when a session started in another folder: its
