@@ -55,6 +55,25 @@ func (s *Session) Catalog() []tool.Info {
 // error is for a name that is not served or a call that could not be
 // made at all.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (tool.Result, error) {
+	return s.callAs(ctx, name, args, s.fe.Mode)
+}
+
+// OriginPerson is the audit's origin of a command the person typed.
+const OriginPerson = "person"
+
+// RunTyped runs a shell line the person typed (the full screen's
+// !command) as the model's bash calls run: policy, classifier, approval,
+// sandbox, output bound and audit, whose tool.call says origin "person".
+func (s *Session) RunTyped(ctx context.Context, line string) (tool.Result, error) {
+	args, err := json.Marshal(map[string]string{"command": line})
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("encode the typed command: %w", err)
+	}
+	return s.callAs(ctx, "bash", args, OriginPerson)
+}
+
+// callAs is CallTool for a caller the audit names as origin.
+func (s *Session) callAs(ctx context.Context, name string, args json.RawMessage, origin string) (tool.Result, error) {
 	t, ok := s.servedTool(name)
 	if !ok {
 		return tool.Result{}, fmt.Errorf("unknown tool %q; served tools: %s", name, strings.Join(s.servedNames(), ", "))
@@ -70,7 +89,7 @@ func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessag
 		return tool.Result{}, err
 	}
 	env := tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.spill}
-	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args, Origin: s.fe.Mode}, t, env)
+	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args, Origin: origin}, t, env)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Errorf("cancelled: %v", err), nil

@@ -79,3 +79,34 @@ func TestServeStartsNoMCPServers(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRunTypedIsAuditedAsThePersons: a command the person typed goes
+// through the gate (a policy-denied one is refused) and its tool.call
+// says origin person.
+func TestRunTypedIsAuditedAsThePersons(t *testing.T) {
+	base := t.TempDir()
+	env := map[string]string{"HOME": filepath.Join(base, "home"), "WISP_HOME": filepath.Join(base, "wisp"), "WISP_PROVIDER": "fake", "WISP_TRUST": "0"}
+	sys := IO{Getenv: func(k string) string { return env[k] }, Stderr: &bytes.Buffer{}, Workdir: filepath.Join(base, "ws")}
+	if err := mkdirs(sys.Workdir, env["HOME"], env["WISP_HOME"]); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), Options{MaxToolIters: -1, NoSession: true}, sys, Frontend{Mode: "tui", Interactive: true, Approver: gate.Allow{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (This package's tests have no sandbox helper, so the line is one
+	// the policy refuses before anything runs.)
+	if res, _ := s.RunTyped(context.Background(), "sudo true"); !res.IsError || !strings.Contains(res.Content, "policy") {
+		t.Errorf("a typed sudo was not refused by the policy: %+v", res)
+	}
+	s.Close()
+	logs, _ := filepath.Glob(filepath.Join(env["WISP_HOME"], "logs", "*"))
+	var audited strings.Builder
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		audited.Write(data)
+	}
+	if !strings.Contains(audited.String(), `"args":"{\"command\":\"sudo true\"}","bytes":23,"origin":"person"`) {
+		t.Errorf("the typed commands are not audited as the person's:\n%s", audited.String())
+	}
+}

@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -292,7 +291,6 @@ func (m *Model) shell(line string) tea.Cmd {
 		return nil
 	}
 	m.conv.add(entryUser, "!"+line)
-	args, _ := json.Marshal(map[string]string{"command": line})
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.busy, m.busySince, m.cancel = true, m.now(), cancel
 	s, turns := m.s, m.turns
@@ -300,7 +298,7 @@ func (m *Model) shell(line string) tea.Cmd {
 	return tea.Batch(func() tea.Msg {
 		defer turns.Done()
 		defer cancel()
-		res, err := s.CallTool(ctx, "bash", args)
+		res, err := s.RunTyped(ctx, line)
 		if err != nil {
 			return shellDoneMsg{line: line, output: err.Error(), isError: true}
 		}

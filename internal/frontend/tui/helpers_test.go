@@ -112,6 +112,12 @@ func (f *fakeSession) CallTool(_ context.Context, name string, args json.RawMess
 	f.calls = append(f.calls, name+" "+string(args))
 	return tool.Result{Content: "exit_code: 0\nstdout:\nhello\n"}, nil
 }
+func (f *fakeSession) RunTyped(ctx context.Context, line string) (tool.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "typed "+line)
+	return tool.Result{Content: "exit_code: 0\nstdout:\nhello\n"}, nil
+}
 func (f *fakeSession) TranscriptBroken() bool { return false }
 func (f *fakeSession) Failed() string         { return "" }
 

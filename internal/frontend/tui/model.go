@@ -41,6 +41,8 @@ type Session interface {
 	Sessions() ([]transcript.Summary, error)
 	Fork(before int) (string, error)
 	CallTool(ctx context.Context, name string, args json.RawMessage) (tool.Result, error)
+	// RunTyped runs a line the person typed (!command), audited as theirs.
+	RunTyped(ctx context.Context, line string) (tool.Result, error)
 	TranscriptBroken() bool
 	Failed() string
 }
