@@ -189,7 +189,7 @@ func TestSpawnWispsThroughModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := string(body.Messages[len(body.Messages)-1].Content)
-	for _, want := range []string{"PARTIAL FAILURE: 1 of 2 wisps failed.", `2 wisp(s) completed (1 succeeded, 1 failed, `, `\"greet\" [ok]`, "from-a-wisp", `\"broken\" [failed]`, "Batch summary: `wisp/batch-batch-"} {
+	for _, want := range []string{"PARTIAL FAILURE: 1 of 2 wisps failed.", `2 wisp(s) completed (1 succeeded, 1 failed, `, `\"greet\" [ok]`, "from-a-wisp", `\"broken\" [failed]`, "Batch summary: `wisp/batch-"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("tool result lacks %q:\n%s", want, last)
 		}

@@ -67,8 +67,9 @@ func RunBatch(ctx context.Context, plans []*Plan, o BatchOptions) (*Batch, error
 	return b, nil
 }
 
-// SummaryKey is where the batch's JSON summary lives in working memory.
-func (b *Batch) SummaryKey() string { return "wisp/batch-" + b.ID + "/summary" }
+// SummaryKey is where the batch's JSON summary lives in working memory:
+// wisp/batch-{id}/summary, the ID already holding its "batch-" prefix.
+func (b *Batch) SummaryKey() string { return "wisp/" + b.ID + "/summary" }
 
 // SummaryJSON is the per-wisp status and output of the batch.
 func (b *Batch) SummaryJSON() string {

@@ -68,7 +68,7 @@ func TestBatchSummaryTexts(t *testing.T) {
 			}
 			want += fmt.Sprintf("- `wisp-%d`: \"Search acct%d\" [ok] (0ms)\n  Output: found {\"who\":\"Search acct%d\"}\n", i, i, i)
 		}
-		want += "\nBatch ID: `batch-ID`\nBatch summary: `wisp/batch-batch-ID/summary`\n"
+		want += "\nBatch ID: `batch-ID`\nBatch summary: `wisp/batch-ID/summary`\n"
 		if got := masked(b); got != want {
 			t.Fatalf("text:\n%s\nwant:\n%s", got, want)
 		}
@@ -122,7 +122,7 @@ func TestBatchSummaryTexts(t *testing.T) {
 	t.Run("summary JSON in working memory", func(t *testing.T) {
 		ft := newFakeTools()
 		b, mem := runBatch(t, ft, nil, "", oneStep("a", "mail__search"))
-		raw, ok := mem.Get("wisp/batch-" + b.ID + "/summary")
+		raw, ok := mem.Get("wisp/" + b.ID + "/summary")
 		var s struct {
 			BatchID string                    `json:"batchId"`
 			Wisps   []struct{ Status string } `json:"wisps"`
