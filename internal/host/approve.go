@@ -98,7 +98,7 @@ func (s *Session) approver() gate.Approver {
 	case s.fe.Approver != nil:
 		// The frontend shows everything before the question first.
 		return gate.ApproverFunc(func(ctx context.Context, r gate.Request) (gate.Answer, error) {
-			s.bus.drain()
+			s.bus.Drain()
 			return s.fe.Approver.Approve(ctx, r)
 		})
 	case s.fe.Events:

@@ -10,6 +10,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/agent"
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/config"
+	"github.com/wisp-agent/wisp/internal/host/resume"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/transcript"
 )
@@ -99,7 +100,7 @@ func (s *Session) Saved() ([]chat.Message, error) {
 	}
 	t, err := transcript.Read(s.session.Path())
 	if err != nil {
-		return nil, sessionErr("read the session", err)
+		return nil, resume.Err("read the session", err)
 	}
 	return agent.Repair(t.Messages()), nil
 }
@@ -138,7 +139,7 @@ func (s *Session) Fork(before int) (string, error) {
 	}
 	t, err := transcript.Read(s.session.Path())
 	if err != nil {
-		return "", sessionErr("fork the session", err)
+		return "", resume.Err("fork the session", err)
 	}
 	kept, err := cutBefore(t.Branch(), before)
 	if err != nil {
@@ -147,11 +148,11 @@ func (s *Session) Fork(before int) (string, error) {
 	header := transcript.Header{Cwd: s.sys.Workdir, Provider: s.choice.Name, Model: s.choice.Model}
 	w, err := transcript.ForkRecords(sessionDir(s.opts, s.cfg, s.sys.Getenv), t, header, kept)
 	if err != nil {
-		return "", sessionErr("fork the session", err)
+		return "", resume.Err("fork the session", err)
 	}
 	id := w.ID()
 	if err := w.Close(); err != nil {
-		return "", sessionErr("fork the session", err)
+		return "", resume.Err("fork the session", err)
 	}
 	return id, nil
 }

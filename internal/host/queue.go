@@ -75,7 +75,7 @@ func (s *Session) begin(ctx context.Context) (context.Context, context.CancelFun
 // run that begin marked.
 func (s *Session) drive(rctx context.Context, text string) (chat.Message, error) {
 	// The run settles once every frontend has shown what it did.
-	defer s.bus.drain()
+	defer s.bus.Drain()
 	r := &s.run
 	run := s.agent.Run
 	for {

@@ -13,6 +13,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/host/bus"
 	"github.com/wisp-agent/wisp/internal/keys"
 	"github.com/wisp-agent/wisp/internal/mcp"
 	"github.com/wisp-agent/wisp/internal/provider"
@@ -44,7 +45,7 @@ type Session struct {
 	tools   *tool.Registry
 	bash    *bashtool.Tool
 	session *transcript.Writer
-	bus     bus
+	bus     bus.Bus
 	closers []func()
 	endNote string
 	// endBurst ends the collector's resume burst (gcburst.go) once the
@@ -190,7 +191,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 			s.record(e)
 		}
 		s.watchAsks(e)
-		s.bus.publish(e)
+		s.bus.Publish(e)
 	}
 	gopts := s.parts.opts
 	gopts.Approver = s.approver()

@@ -11,6 +11,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/chat"
 	"github.com/wisp-agent/wisp/internal/event"
+	"github.com/wisp-agent/wisp/internal/host/resume"
 	"github.com/wisp-agent/wisp/internal/transcript"
 )
 
@@ -27,7 +28,7 @@ func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
 	if o.KeepTurns > 0 && !o.Fork {
 		return nil, usagef("--keep-turns needs --fork: it shortens the history of the branch, never the session itself")
 	}
-	path, err := s.findSession(o, sys, dir)
+	path, err := resume.Find(resume.Which{Continue: o.Continue, Resume: o.Resume, Fork: o.Fork}, sys.Workdir, dir, sys.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +36,7 @@ func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
 	if path == "" {
 		w, err := transcript.Create(dir, header)
 		if err != nil {
-			return nil, sessionErr("create the session", err)
+			return nil, resume.Err("create the session", err)
 		}
 		s.session = w
 		return nil, nil
@@ -45,17 +46,17 @@ func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
 	if o.Fork {
 		t, err := transcript.Read(path)
 		if err != nil {
-			return nil, sessionErr("fork the session", err)
+			return nil, resume.Err("fork the session", err)
 		}
-		s.warnDamage(t, "forking from")
-		s.warnFolder(t)
+		resume.WarnDamage(s.sys.Stderr, t, "forking from")
+		resume.WarnFolder(s.sys.Stderr, t, s.sys.Workdir)
 		if pid := transcript.Holder(path); pid > 0 {
 			fmt.Fprintf(sys.Stderr, "wisp: session %s is open in another wisp (pid %d): calls still running there show in the branch as interrupted\n", t.Header.ID, pid)
 		}
 		kept, dropped := transcript.LastTurns(t.Branch(), o.KeepTurns)
 		w, err := transcript.ForkRecords(dir, t, header, kept)
 		if err != nil {
-			return nil, sessionErr("fork the session", err)
+			return nil, resume.Err("fork the session", err)
 		}
 		s.session = w
 		if dropped > 0 {
@@ -71,15 +72,15 @@ func (s *Session) openSession(o Options, sys IO) ([]chat.Message, error) {
 		return nil, fmt.Errorf("%w; add --fork to branch it into a new session", err)
 	}
 	if err != nil {
-		return nil, sessionErr("open the session", err)
+		return nil, resume.Err("open the session", err)
 	}
 	s.session = w
-	s.warnDamage(t, "resuming from")
-	s.warnFolder(t)
+	resume.WarnDamage(s.sys.Stderr, t, "resuming from")
+	resume.WarnFolder(s.sys.Stderr, t, s.sys.Workdir)
 	s.resumedInput = transcript.LastInputTokens(t.Branch())
 	msgs := t.Messages()
 	if err := s.recordInterrupted(msgs); err != nil {
-		return nil, sessionErr("record the interrupted calls", err)
+		return nil, resume.Err("record the interrupted calls", err)
 	}
 	return msgs, nil
 }
@@ -117,81 +118,6 @@ func (s *Session) auditInterrupted() {
 	for _, c := range s.interrupted {
 		s.gate.Audit(0, c.id, audit.ToolResult{Tool: c.tool, IsError: true, Preview: "interrupted: wisp stopped while the call ran (found when the session was resumed)"})
 	}
-}
-
-// warnFolder says when a session started in another folder: its
-// history speaks of that folder, while this run's tools work here.
-func (s *Session) warnFolder(t *transcript.Transcript) {
-	cwd := t.Header.Cwd
-	if cwd == "" || cwd == s.sys.Workdir {
-		return
-	}
-	fmt.Fprintf(s.sys.Stderr, "wisp: session %s was started in %s; this run works in %s (wisp -C %s -r %s works there)\n",
-		t.Header.ID, transcript.Escape(cwd), transcript.Escape(s.sys.Workdir), transcript.Escape(ShellWord(cwd)), t.Header.ID)
-}
-
-// findSession resolves --resume and --continue to a transcript's path;
-// "" starts a new session.
-func (s *Session) findSession(o Options, sys IO, dir string) (string, error) {
-	switch {
-	case o.Continue && o.Resume != "":
-		return "", usagef("use --continue or --resume, not both")
-	case o.Resume != "":
-		path, err := transcript.Find(dir, o.Resume)
-		if err != nil {
-			return "", usagef("--resume %s: %s", transcript.Escape(o.Resume), transcript.Escape(err.Error()))
-		}
-		return path, nil
-	case o.Continue:
-		path, err := transcript.Latest(dir, sys.Workdir)
-		var damaged *transcript.DamagedError
-		switch {
-		case errors.As(err, &damaged):
-			return "", fmt.Errorf("--continue: %v; start without --continue, or resume another session with --resume (wisp sessions lists them)", err)
-		case errors.Is(err, transcript.ErrNotFound):
-			if o.Fork {
-				return "", usagef("--fork: no earlier session in %s to fork", transcript.Escape(sys.Workdir))
-			}
-			fmt.Fprintf(sys.Stderr, "wisp: no earlier session in %s; starting a new one\n", transcript.Escape(sys.Workdir))
-			return "", nil
-		case err != nil:
-			return "", sessionErr("--continue", err)
-		}
-		return path, nil
-	case o.Fork:
-		return "", usagef("--fork needs --continue or --resume: it branches an earlier session")
-	}
-	return "", nil
-}
-
-// sessionErr words a failure to open a transcript with control bytes
-// escaped: paths and decoder messages can carry bytes from the files.
-func sessionErr(what string, err error) error {
-	return errors.New(what + ": " + transcript.Escape(err.Error()))
-}
-
-// maxDamageWarnings bounds the lines named when a file has many bad ones.
-const maxDamageWarnings = 3
-
-// warnDamage names the malformed lines no earlier run has handled, and
-// says where the conversation goes on.
-func (s *Session) warnDamage(t *transcript.Transcript, doing string) {
-	un := t.Unhandled()
-	if len(un) == 0 {
-		return
-	}
-	for i, d := range un {
-		if i == maxDamageWarnings {
-			fmt.Fprintf(s.sys.Stderr, "wisp: warning: … and %d more malformed lines\n", len(un)-i)
-			break
-		}
-		fmt.Fprintf(s.sys.Stderr, "wisp: warning: %v\n", d)
-	}
-	where := "the start of the session"
-	if t.Leaf >= 0 {
-		where = fmt.Sprintf("the last good record before line %d", un[0].Line)
-	}
-	fmt.Fprintf(s.sys.Stderr, "wisp: warning: %s %s; the damaged part stays in %s, nothing is deleted\n", doing, where, transcript.Escape(t.Path))
 }
 
 // record keeps what a transcript needs (transcript.Writer.Record decides).
@@ -257,18 +183,6 @@ func (s *Session) finish(err error) error {
 	return err
 }
 
-// ShellWord quotes s for a POSIX shell when it needs it, so that a
-// command wisp suggests can be pasted as shown.
-func ShellWord(s string) string {
-	safe := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./-+,:@%=~", r))
-	})
-	if safe && !strings.HasPrefix(s, "~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // writeClosing appends the transcript's closing record, which says why
 // the session ended, when the run set one (closeNote). It is written after
 // the run's processes are stopped.
@@ -287,3 +201,7 @@ func (s *Session) writeClosing() {
 		s.transcriptFailed(err)
 	}
 }
+
+// ShellWord quotes s for a POSIX shell when it needs it, so that a
+// command wisp suggests can be pasted as shown.
+func ShellWord(s string) string { return resume.ShellWord(s) }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/host/wispsrun"
 	"github.com/wisp-agent/wisp/internal/tool"
 	"github.com/wisp-agent/wisp/internal/wisps"
 )
@@ -122,7 +123,7 @@ func TestWispStructuralGateways(t *testing.T) {
 func TestSpawnWispsTool(t *testing.T) {
 	s, _, env := wispSession(t)
 	st, ok := s.toolset.All.Get(SpawnWispsName)
-	if !ok || s.toolset.Sources[SpawnWispsName] != wispSource || st.Spec().Class != tool.Read {
+	if !ok || s.toolset.Sources[SpawnWispsName] != wispsrun.Source || st.Spec().Class != tool.Read {
 		t.Fatal("spawn_wisps is not registered as a wisp tool")
 	}
 	cases := []struct {
@@ -258,7 +259,7 @@ func TestSpawnWispsRegistered(t *testing.T) {
 		})
 	}
 	t.Run("the catalogue's entry runs nothing", func(t *testing.T) {
-		res, err := (&spawnTool{}).Run(context.Background(), &tool.Env{}, json.RawMessage(`{"definitions":[]}`))
+		res, err := wispsrun.Catalogue().Run(context.Background(), &tool.Env{}, json.RawMessage(`{"definitions":[]}`))
 		if err != nil || !res.IsError || !strings.Contains(res.Content, "nothing was run") {
 			t.Errorf("result %+v, %v", res, err)
 		}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/wisp-agent/wisp/internal/approval"
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -124,7 +125,7 @@ func (d *dialog) typeReason(key, text string) (gate.Answer, bool) {
 		}
 	default:
 		if text != "" && len([]rune(d.reason.String())) < maxReason {
-			d.reason.WriteString(strings.ReplaceAll(clean(text), "\n", " "))
+			d.reason.WriteString(strings.ReplaceAll(render.Clean(text), "\n", " "))
 		}
 	}
 	return gate.Answer{}, false
@@ -136,7 +137,7 @@ func (d *dialog) typeReason(key, text string) (gate.Answer, bool) {
 func (d *dialog) render(width, height int, st *styles) []string {
 	r := d.ask.req
 	title := "Approval needed: " + approval.Printable(orDefault(r.Tool, "a tool"))
-	head := st.dialog.Render(cut("━━ "+title+" "+strings.Repeat("━", max(0, width-len([]rune(title))-4)), width))
+	head := st.dialog.Render(render.Cut("━━ "+title+" "+strings.Repeat("━", max(0, width-len([]rune(title))-4)), width))
 	out := d.body(width, st)
 	foot := d.keys(st)
 	// Taller than the screen: the question scrolls, and says so.
@@ -144,7 +145,7 @@ func (d *dialog) render(width, height int, st *styles) []string {
 		d.top = min(d.top, len(out)-room+1)
 		shown := out[d.top : d.top+room-1]
 		more := fmt.Sprintf("  ↑↓ %d of %d lines shown; the rest with ↑/↓, PgUp/PgDn", room-1, len(out))
-		out = append(append([]string{}, shown...), st.warn.Render(cut(more, width)))
+		out = append(append([]string{}, shown...), st.warn.Render(render.Cut(more, width)))
 	}
 	return append(append([]string{head}, out...), foot)
 }
@@ -169,7 +170,7 @@ func (d *dialog) body(width int, st *styles) []string {
 	var out []string
 	field := func(label, value string) {
 		lead := "  " + label + strings.Repeat(" ", max(1, 10-len(label)))
-		for i, l := range wrap(value, max(10, width-len(lead))) {
+		for i, l := range render.Wrap(value, max(10, width-len(lead))) {
 			if i == 0 {
 				out = append(out, st.faint.Render(lead)+l)
 			} else {
@@ -194,12 +195,12 @@ func (d *dialog) body(width int, st *styles) []string {
 	}
 	field("sandbox:", d.profile())
 	if r.Preview != "" {
-		lines := strings.Split(strings.TrimRight(clean(r.Preview), "\n"), "\n")
+		lines := strings.Split(strings.TrimRight(render.Clean(r.Preview), "\n"), "\n")
 		if len(lines) > 8 {
 			lines = append(lines[:8:8], "…")
 		}
 		for _, l := range lines {
-			out = append(out, "    "+cut(l, max(1, width-4)))
+			out = append(out, "    "+render.Cut(l, max(1, width-4)))
 		}
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 	"github.com/wisp-agent/wisp/internal/host"
 	"github.com/wisp-agent/wisp/internal/mcp"
 	"github.com/wisp-agent/wisp/internal/skills"
@@ -157,7 +158,7 @@ func (m *Model) resume(id string) tea.Cmd {
 			fmt.Fprintf(&b, "… and %d more", len(list)-20)
 			break
 		}
-		fmt.Fprintf(&b, "%s  %s  %d messages  %s\n", s.ID, s.Time.Format("2006-01-02 15:04"), s.Messages, clean(frontend.OneLine(s.FirstPrompt, 60)))
+		fmt.Fprintf(&b, "%s  %s  %d messages  %s\n", s.ID, s.Time.Format("2006-01-02 15:04"), s.Messages, render.Clean(frontend.OneLine(s.FirstPrompt, 60)))
 	}
 	m.conv.add(entryNote, strings.TrimRight(b.String(), "\n"))
 	return nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 )
 
 type entryKind int
@@ -52,7 +53,7 @@ func (e *entry) lines(width int, st *styles, expanded bool, frame string, now ti
 	var out []string
 	switch e.kind {
 	case entryUser:
-		out = prefixed(wrap(clean(e.text.String()), max(1, width-2)), st.userMark.Render("› "), "  ")
+		out = render.Prefixed(render.Wrap(render.Clean(e.text.String()), max(1, width-2)), st.userMark.Render("› "), "  ")
 		for i := range out {
 			out[i] = st.user.Render(out[i])
 		}
@@ -60,14 +61,14 @@ func (e *entry) lines(width int, st *styles, expanded bool, frame string, now ti
 		if e.streaming {
 			out = e.streamingLines(width, st)
 		} else {
-			out = renderMarkdown(clean(e.text.String()), width, st)
+			out = render.Markdown(render.Clean(e.text.String()), width, &st.text)
 		}
 	case entryTool:
 		out = e.card.render(width, st, expanded, frame, now)
 	case entryNote:
-		out = styleAll(wrap(clean(e.text.String()), width), st.faint)
+		out = render.StyleAll(render.Wrap(render.Clean(e.text.String()), width), st.faint)
 	case entryError:
-		out = styleAll(wrap(clean(e.text.String()), width), st.err)
+		out = render.StyleAll(render.Wrap(render.Clean(e.text.String()), width), st.err)
 	}
 	out = append(out, "")
 	e.cache, e.cacheWidth, e.cacheKey = out, width, expanded
@@ -83,13 +84,13 @@ func (e *entry) streamingLines(width int, st *styles) []string {
 	if cut != e.headLen || width != e.headWidth {
 		e.head = nil
 		if cut > 0 {
-			e.head = renderMarkdown(clean(text[:cut]), width, st)
+			e.head = render.Markdown(render.Clean(text[:cut]), width, &st.text)
 		}
 		e.headLen, e.headWidth = cut, width
 	}
 	out := append([]string(nil), e.head...)
 	if tail := text[cut:]; tail != "" {
-		out = append(out, wrap(clean(tail), width)...)
+		out = append(out, render.Wrap(render.Clean(tail), width)...)
 	}
 	return out
 }

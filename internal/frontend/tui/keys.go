@@ -4,7 +4,12 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/wisp-agent/wisp/internal/frontend/tui/picker"
 )
+
+// filesMsg carries the workspace's files, walked once for the picker.
+type filesMsg struct{ files []string }
 
 // key takes one key press. While a dialog is open it gets every key.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
@@ -48,14 +53,14 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "up":
 		if m.input.Line() == 0 {
-			if s, ok := m.hist.prev(m.input.Value()); ok {
+			if s, ok := m.hist.Prev(m.input.Value()); ok {
 				m.setInput(s)
 			}
 			return nil
 		}
 	case "down":
 		if m.input.Line() == m.input.LineCount()-1 {
-			if s, ok := m.hist.next(); ok {
+			if s, ok := m.hist.Next(); ok {
 				m.setInput(s)
 			}
 			return nil
@@ -184,9 +189,9 @@ func (m *Model) refreshCompletion() tea.Cmd {
 		}
 		m.filesAsked = true
 		root := m.conf.Workdir
-		return func() tea.Msg { return filesMsg{files: workspaceFiles(root)} }
+		return func() tea.Msg { return filesMsg{files: picker.Files(root)} }
 	}
-	m.compl.items = fuzzy(m.files, word[1:], 8)
+	m.compl.items = picker.Rank(m.files, word[1:], 8)
 	m.compl.at, m.compl.file = at, true
 	m.compl.sel = min(m.compl.sel, max(0, len(m.compl.items)-1))
 	return nil

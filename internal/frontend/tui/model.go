@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/wisp-agent/wisp/internal/chat"
+	"github.com/wisp-agent/wisp/internal/frontend/tui/history"
 	"github.com/wisp-agent/wisp/internal/host"
 	"github.com/wisp-agent/wisp/internal/mcp"
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -84,7 +85,7 @@ type Model struct {
 	width, height int
 	conv          conversation
 	input         textarea.Model
-	hist          *history
+	hist          *history.History
 	frame         int
 	now           func() time.Time
 
@@ -136,9 +137,9 @@ func newModel(ctx context.Context, s Session, conf Config) *Model {
 	m.input = newInput(conf.NoColor)
 	// The history belongs to the project (its git root), so that its
 	// subfolders share it.
-	m.hist = loadHistory(historyPath(conf.WispHome, trust.ProjectRoot(conf.Workdir)))
+	m.hist = history.Load(history.Path(conf.WispHome, trust.ProjectRoot(conf.Workdir)))
 	if conf.WispHome == "" {
-		m.hist = &history{}
+		m.hist = &history.History{}
 	}
 	_, m.model = s.Provider()
 	m.sessionID = s.ID()

@@ -462,15 +462,8 @@ func TestFilePicker(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files := workspaceFiles(root)
-	slices.Sort(files)
-	want := []string{".gitignore", "internal/tui/model.go", "main.go", "sub/.gitignore", "sub/open.txt"}
-	if !slices.Equal(files, want) {
-		t.Fatalf("files %q, want %q", files, want)
-	}
-	if got := fuzzy(files, "tuimod", 3); len(got) == 0 || got[0] != "internal/tui/model.go" {
-		t.Fatalf("fuzzy %q", got)
-	}
+	// picker's own tests check the walk and the ranking; this one, that
+	// the screen offers and inserts what they find.
 	m := testModel(t, &fakeSession{}, 80, 24, true)
 	m.conf.Workdir = root
 	typeText(m, "look at @mai")

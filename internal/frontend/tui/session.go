@@ -150,7 +150,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	if trimmed == "" {
 		return nil
 	}
-	if err := m.hist.add(text); err != nil {
+	if err := m.hist.Add(text); err != nil {
 		m.conv.add(entryError, err.Error())
 	}
 	m.scroll = 0

@@ -1,12 +1,9 @@
 package tui
 
 import (
-	"strings"
-
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
-	"github.com/wisp-agent/wisp/internal/termtext"
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 )
 
 // styles are every look the screen uses. With NO_COLOR set they carry
@@ -28,6 +25,9 @@ type styles struct {
 	danger             lipgloss.Style
 	footer, pending    lipgloss.Style
 	selected           lipgloss.Style
+
+	// text is the same looks as render draws markdown and diffs with.
+	text render.Styles
 }
 
 // newStyles builds the look; noColor drops every colour.
@@ -65,72 +65,7 @@ func newStyles(noColor bool) styles {
 	st.footer = n.Faint(true)
 	st.pending = c(n.Italic(true), "4")
 	st.selected = n.Reverse(true)
+	st.text = render.Styles{Heading: st.heading, Bold: st.bold, Italic: st.italic, Code: st.code, CodeBlock: st.codeBlock,
+		Quote: st.quote, Faint: st.faint, Add: st.add, Del: st.del, Hunk: st.hunk}
 	return st
-}
-
-// clean makes text from a model or a tool safe for the screen: every
-// escape sequence and control character goes (termtext drops the
-// dangerous ones, then the plain colours go too, since the screen draws
-// its own), tabs become spaces and a carriage return ends nothing.
-func clean(s string) string {
-	s = ansi.Strip(termtext.Clean(s))
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case isControl(r):
-			// dropped: a stray control character moves nothing on screen
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\t'
-}
-
-// wrap breaks s to lines of at most width cells, words kept whole where
-// they fit.
-func wrap(s string, width int) []string {
-	if width < 1 {
-		width = 1
-	}
-	out := make([]string, 0, strings.Count(s, "\n")+1)
-	for line := range strings.SplitSeq(s, "\n") {
-		if ansi.StringWidth(line) <= width {
-			out = append(out, line)
-			continue
-		}
-		w := ansi.Wrap(line, width, "")
-		out = append(out, strings.Split(w, "\n")...)
-	}
-	return out
-}
-
-// fit cuts or pads one line to exactly width cells.
-func fit(s string, width int) string {
-	w := ansi.StringWidth(s)
-	switch {
-	case w > width:
-		return ansi.Truncate(s, width, "…")
-	case w < width:
-		return s + strings.Repeat(" ", width-w)
-	}
-	return s
-}
-
-// cut shortens one line to at most width cells.
-func cut(s string, width int) string {
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	return ansi.Truncate(s, width, "…")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/frontend"
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 )
 
 // foldLines is how many lines of a call's output a folded card shows.
@@ -76,8 +77,8 @@ func (c *card) render(width int, st *styles, expanded bool, frame string, now ti
 	case c.done:
 		head = st.ok.Render("✓") + " "
 	}
-	out := wrap(head+st.cardTitle.Render(clean(c.tool))+" "+clean(c.short()), width)
-	out = append(out, st.faint.Render(cut("  ⎿ "+c.meta(now), width)))
+	out := render.Wrap(head+st.cardTitle.Render(render.Clean(c.tool))+" "+render.Clean(c.short()), width)
+	out = append(out, st.faint.Render(render.Cut("  ⎿ "+c.meta(now), width)))
 	body := c.body(width-4, st)
 	if !expanded && len(body) > foldLines {
 		more := len(body) - foldLines
@@ -113,7 +114,7 @@ func (c *card) meta(now time.Time) string {
 		parts = append(parts, since(c.elapsed))
 	}
 	if c.done {
-		parts = append(parts, clean(frontend.OneLine(c.mark, 160)))
+		parts = append(parts, render.Clean(frontend.OneLine(c.mark, 160)))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -126,37 +127,37 @@ func (c *card) body(width int, st *styles) []string {
 	a := c.parsed()
 	switch {
 	case c.tool == "edit" && a.OldText != nil && a.NewText != nil:
-		out = diffLines(clean(*a.OldText), clean(*a.NewText), st)
+		out = render.Diff(render.Clean(*a.OldText), render.Clean(*a.NewText), &st.text)
 	case c.tool == "edit" && len(a.Edits) > 0:
 		for i, e := range a.Edits {
 			if i > 0 {
 				out = append(out, st.hunk.Render("@@"))
 			}
-			out = append(out, diffLines(clean(e.OldText), clean(e.NewText), st)...)
+			out = append(out, render.Diff(render.Clean(e.OldText), render.Clean(e.NewText), &st.text)...)
 		}
 	case c.tool == "write" && a.Content != nil:
-		out = diffLines("", clean(*a.Content), st)
+		out = render.Diff("", render.Clean(*a.Content), &st.text)
 	}
 	if c.done && (len(out) == 0 || c.isError || c.refused) {
 		if why, ok := strings.CutPrefix(c.mark, "✗ refused: "); c.refused && ok {
-			out = append(out, wrap(st.refused.Render("refused: ")+clean(frontend.OneLine(why, 300)), width)...)
+			out = append(out, render.Wrap(st.refused.Render("refused: ")+render.Clean(frontend.OneLine(why, 300)), width)...)
 		} else if c.refused {
-			out = append(out, st.refused.Render(clean(frontend.OneLine(c.mark, 300))))
+			out = append(out, st.refused.Render(render.Clean(frontend.OneLine(c.mark, 300))))
 		}
-		res := strings.TrimRight(clean(c.result), "\n")
+		res := strings.TrimRight(render.Clean(c.result), "\n")
 		// A write the sandbox refused is said first, with its path,
 		// where folding cannot hide it.
 		for l := range strings.SplitSeq(res, "\n") {
 			if why, ok := strings.CutPrefix(l, "sandbox: the sandbox refused"); ok {
-				out = append(out, wrap(st.refused.Render("sandbox refused")+why, width)...)
+				out = append(out, render.Wrap(st.refused.Render("sandbox refused")+why, width)...)
 			}
 		}
 		if res != "" && !c.refused {
-			out = append(out, wrap(res, width)...)
+			out = append(out, render.Wrap(res, width)...)
 		}
 	}
 	for i := range out {
-		out[i] = cut(out[i], width)
+		out[i] = render.Cut(out[i], width)
 	}
 	return out
 }

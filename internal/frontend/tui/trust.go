@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 	"github.com/wisp-agent/wisp/internal/trust"
 )
 
@@ -43,7 +44,7 @@ func (t *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (t *trustModel) View() tea.View {
 	st := newStyles(t.noColor)
-	q := trust.Question(clean(t.project))
+	q := trust.Question(render.Clean(t.project))
 	answer := ""
 	if t.answered {
 		answer = map[bool]string{true: "y", false: "n"}[t.yes] + "\n"
@@ -52,6 +53,6 @@ func (t *trustModel) View() tea.View {
 	if width <= 0 {
 		width = 80
 	}
-	explain := strings.Join(wrap(trustExplanation, width), "\n")
+	explain := strings.Join(render.Wrap(trustExplanation, width), "\n")
 	return tea.NewView(st.faint.Render(explain) + "\n" + st.dialog.Render(q) + " [y/n] " + answer)
 }

@@ -8,7 +8,7 @@
 // itself: what the person answers goes back to the gate.
 //
 // Text from the model and from tools reaches the screen only through
-// clean (style.go): every escape sequence and control character goes.
+// render.Clean: every escape sequence and control character goes.
 package tui
 
 import (

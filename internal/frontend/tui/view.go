@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/wisp-agent/wisp/internal/frontend/tui/render"
 )
 
 // maxPendingLines bounds the pending steers and follow-ups shown.
@@ -78,12 +80,12 @@ func (m *Model) Frame() string {
 		if p.follow {
 			what = "follow-up"
 		}
-		lines = append(lines, m.st.pending.Render(cut(fmt.Sprintf("  ⋯ %s (pending): %s", what, clean(oneLine(p.text))), m.width)))
+		lines = append(lines, m.st.pending.Render(render.Cut(fmt.Sprintf("  ⋯ %s (pending): %s", what, render.Clean(oneLine(p.text))), m.width)))
 	}
 	lines = append(lines, bottom...)
 	lines = append(lines, m.footer())
 	for i := range lines {
-		lines[i] = cut(lines[i], m.width)
+		lines[i] = render.Cut(lines[i], m.width)
 	}
 	if len(lines) > m.height {
 		lines = lines[len(lines)-m.height:]
@@ -105,7 +107,7 @@ func (m *Model) completionLines() []string {
 				}
 			}
 		}
-		text = fit(" "+clean(text), min(m.width, 60))
+		text = render.Fit(" "+render.Clean(text), min(m.width, 60))
 		if i == m.compl.sel {
 			text = m.st.selected.Render(text)
 		}
@@ -129,7 +131,7 @@ func (m *Model) statusLine(frame string, now time.Time) string {
 
 // footer is the last line: model, session, context use, queue, sandbox.
 func (m *Model) footer() string {
-	parts := []string{clean(m.model)}
+	parts := []string{render.Clean(m.model)}
 	if m.sessionID != "" {
 		parts = append(parts, "session "+shortID(m.sessionID))
 	}
@@ -142,9 +144,9 @@ func (m *Model) footer() string {
 		parts = append(parts, fmt.Sprintf("queue %d", q))
 	}
 	if m.sandbox != "" {
-		parts = append(parts, "sandbox: "+clean(m.sandbox))
+		parts = append(parts, "sandbox: "+render.Clean(m.sandbox))
 	}
-	return m.st.footer.Render(cut(" "+strings.Join(parts, " · "), m.width))
+	return m.st.footer.Render(render.Cut(" "+strings.Join(parts, " · "), m.width))
 }
 
 func shortID(id string) string {

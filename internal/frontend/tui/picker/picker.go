@@ -1,4 +1,8 @@
-package tui
+// Package picker finds the files the full screen's @ picker offers: the
+// workspace's files, walked once with .gitignore honoured, ranked by a
+// fuzzy match of what is typed. It only reads the workspace; it must
+// never hold screen state or write a file.
+package picker
 
 import (
 	"io/fs"
@@ -14,12 +18,9 @@ import (
 // maxPickerFiles bounds the files the @ picker lists.
 const maxPickerFiles = 20000
 
-// filesMsg carries the workspace's files, walked once for the picker.
-type filesMsg struct{ files []string }
-
-// workspaceFiles lists the files under root, slash-separated and
+// Files lists the files under root, slash-separated and
 // relative, leaving out what .gitignore files ignore and .git itself.
-func workspaceFiles(root string) []string {
+func Files(root string) []string {
 	var files []string
 	ignores := map[string]*workspace.Ignore{"": nil}
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -61,9 +62,9 @@ func workspaceFiles(root string) []string {
 	return files
 }
 
-// fuzzy ranks the files that hold query's characters in order, the
+// Rank ranks the files that hold query's characters in order, the
 // best first: fewer gaps, matches in the file's name, shorter paths.
-func fuzzy(files []string, query string, limit int) []string {
+func Rank(files []string, query string, limit int) []string {
 	type hit struct {
 		path  string
 		score int

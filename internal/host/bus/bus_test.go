@@ -1,4 +1,4 @@
-package host
+package bus
 
 import (
 	"fmt"
@@ -14,14 +14,14 @@ import (
 // others; when it reads again it gets every event in order, its text
 // deltas joined, and drain waits for it.
 func TestBusSlowSubscriber(t *testing.T) {
-	var b bus
+	var b Bus
 	release := make(chan struct{})
 	var (
 		mu        sync.Mutex
 		slow, all []event.Event
 	)
 	first := true
-	unsubSlow := b.subscribe(func(e event.Event) {
+	unsubSlow := b.Subscribe(func(e event.Event) {
 		if first {
 			first = false
 			<-release
@@ -30,23 +30,23 @@ func TestBusSlowSubscriber(t *testing.T) {
 		slow = append(slow, e)
 		mu.Unlock()
 	})
-	unsubFast := b.subscribe(func(e event.Event) {
+	unsubFast := b.Subscribe(func(e event.Event) {
 		mu.Lock()
 		all = append(all, e)
 		mu.Unlock()
 	})
 	start := time.Now()
-	b.publish(event.AgentStart{})
+	b.Publish(event.AgentStart{})
 	for i := range 1000 {
-		b.publish(event.MessageDelta{Delta: fmt.Sprint(i % 10)})
+		b.Publish(event.MessageDelta{Delta: fmt.Sprint(i % 10)})
 	}
-	b.publish(event.ToolCall{CallID: "c1"})
-	b.publish(event.MessageDelta{Delta: "x"})
-	b.publish(event.AgentEnd{})
+	b.Publish(event.ToolCall{CallID: "c1"})
+	b.Publish(event.MessageDelta{Delta: "x"})
+	b.Publish(event.AgentEnd{})
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("publishing waited for the stuck subscriber: %v", d)
 	}
-	b.drainWithin(100 * time.Millisecond) // the slow one is still stuck
+	b.DrainWithin(100 * time.Millisecond) // the slow one is still stuck
 	mu.Lock()
 	if got := seen(all); got != wantSeen {
 		t.Errorf("the fast subscriber saw %s, want %s", got, wantSeen)
@@ -54,7 +54,7 @@ func TestBusSlowSubscriber(t *testing.T) {
 	fastCount := len(all)
 	mu.Unlock()
 	close(release)
-	b.drain()
+	b.Drain()
 	mu.Lock()
 	if got := seen(slow); got != wantSeen {
 		t.Errorf("the slow subscriber saw %s, want %s", got, wantSeen)
@@ -63,7 +63,7 @@ func TestBusSlowSubscriber(t *testing.T) {
 	mu.Unlock()
 	unsubSlow()
 	unsubFast()
-	b.publish(event.AgentStart{})
+	b.Publish(event.AgentStart{})
 	time.Sleep(10 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,4 +1,4 @@
-package tui
+package render
 
 import "strings"
 
@@ -9,9 +9,9 @@ const diffContext = 2
 // shown as all old lines out and all new lines in.
 const maxDiffCells = 1 << 20
 
-// diffLines is the unified diff of old to new, one styled line each:
-// "-" lines removed, "+" lines added, " " context, "⋯" skipped runs.
-func diffLines(old, new string, st *styles) []string {
+// Diff is the unified diff of old to new, one styled line each: "-"
+// lines removed, "+" lines added, " " context, "⋯" skipped runs.
+func Diff(old, new string, st *Styles) []string {
 	a, b := splitLines(old), splitLines(new)
 	ops := lineOps(a, b)
 	var out []string
@@ -20,17 +20,17 @@ func diffLines(old, new string, st *styles) []string {
 		if op.kind != ' ' {
 			switch op.kind {
 			case '-':
-				out = append(out, st.del.Render("- "+op.text))
+				out = append(out, st.Del.Render("- "+op.text))
 			case '+':
-				out = append(out, st.add.Render("+ "+op.text))
+				out = append(out, st.Add.Render("+ "+op.text))
 			}
 			continue
 		}
 		// An unchanged line is kept only near a change.
 		if near(ops, i) {
-			out = append(out, st.faint.Render("  "+op.text))
-		} else if len(out) == 0 || out[len(out)-1] != st.hunk.Render("  ⋯") {
-			out = append(out, st.hunk.Render("  ⋯"))
+			out = append(out, st.Faint.Render("  "+op.text))
+		} else if len(out) == 0 || out[len(out)-1] != st.Hunk.Render("  ⋯") {
+			out = append(out, st.Hunk.Render("  ⋯"))
 		}
 	}
 	return out

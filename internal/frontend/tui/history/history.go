@@ -1,4 +1,7 @@
-package tui
+// Package history keeps the prompts typed in one project across
+// sessions, in a file of the wisp home, and walks them as ↑ and ↓ do. It
+// holds no screen state and must never read or write any other file.
+package history
 
 import (
 	"bufio"
@@ -14,10 +17,10 @@ import (
 // maxHistory bounds the prompts kept per project.
 const maxHistory = 500
 
-// history is the prompts typed in one project, oldest first, kept
+// History is the prompts typed in one project, oldest first, kept
 // across sessions in a file of the wisp home (one JSON string a line,
 // so that a prompt of several lines stays one). ↑ and ↓ walk it.
-type history struct {
+type History struct {
 	path    string
 	entries []string
 	// at is the entry shown (len(entries): the prompt being typed,
@@ -26,16 +29,16 @@ type history struct {
 	draft string
 }
 
-// historyPath is where the prompts of the project at root are kept.
-func historyPath(wispHome, root string) string {
+// Path is where the prompts of the project at root are kept.
+func Path(wispHome, root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return filepath.Join(wispHome, "history", hex.EncodeToString(sum[:8])+".jsonl")
 }
 
-// loadHistory reads the project's prompts; a missing or damaged file
+// Load reads the project's prompts; a missing or damaged file
 // is an empty history (a damaged line is skipped).
-func loadHistory(path string) *history {
-	h := &history{path: path}
+func Load(path string) *History {
+	h := &History{path: path}
 	if f, err := os.Open(path); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64*1024), 4<<20)
@@ -54,8 +57,8 @@ func loadHistory(path string) *history {
 	return h
 }
 
-// add keeps a prompt (not twice in a row) and appends it to the file.
-func (h *history) add(s string) error {
+// Add keeps a prompt (not twice in a row) and appends it to the file.
+func (h *History) Add(s string) error {
 	s = strings.TrimRight(s, " \t\n")
 	h.at, h.draft = len(h.entries), ""
 	if strings.TrimSpace(s) == "" || (len(h.entries) > 0 && h.entries[len(h.entries)-1] == s) {
@@ -84,8 +87,8 @@ func (h *history) add(s string) error {
 	return nil
 }
 
-// prev walks back from what is typed now; ok is false at the oldest.
-func (h *history) prev(current string) (string, bool) {
+// Prev walks back from what is typed now; ok is false at the oldest.
+func (h *History) Prev(current string) (string, bool) {
 	if h.at == 0 {
 		return "", false
 	}
@@ -96,8 +99,8 @@ func (h *history) prev(current string) (string, bool) {
 	return h.entries[h.at], true
 }
 
-// next walks forward; past the newest comes back the draft.
-func (h *history) next() (string, bool) {
+// Next walks forward; past the newest comes back the draft.
+func (h *History) Next() (string, bool) {
 	if h.at >= len(h.entries) {
 		return "", false
 	}

@@ -1,14 +1,22 @@
-package tui
+package render
 
 import (
 	"strings"
 	"testing"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
+// plain is the look with NO_COLOR: bold, faint and italic, no colour.
+func plain() Styles {
+	n := lipgloss.NewStyle()
+	return Styles{Heading: n.Bold(true), Bold: n.Bold(true), Italic: n.Italic(true), Code: n, CodeBlock: n,
+		Quote: n.Faint(true), Faint: n.Faint(true), Add: n, Del: n, Hunk: n.Faint(true)}
+}
+
 func TestRenderMarkdown(t *testing.T) {
-	st := newStyles(true)
+	st := plain()
 	tests := []struct {
 		name, md string
 		want     []string // lines, escapes stripped
@@ -28,7 +36,7 @@ func TestRenderMarkdown(t *testing.T) {
 				width = 10
 			}
 			var got []string
-			for _, l := range renderMarkdown(tt.md, width, &st) {
+			for _, l := range Markdown(tt.md, width, &st) {
 				got = append(got, ansi.Strip(l))
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
@@ -39,8 +47,8 @@ func TestRenderMarkdown(t *testing.T) {
 }
 
 func TestDiffLines(t *testing.T) {
-	st := newStyles(true)
-	got := diffLines("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nD\ne\nf\ng\n", &st)
+	st := plain()
+	got := Diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nD\ne\nf\ng\n", &st)
 	var plain []string
 	for _, l := range got {
 		plain = append(plain, ansi.Strip(l))
@@ -57,10 +65,10 @@ func FuzzRenderMarkdown(f *testing.F) {
 	for _, s := range []string{"# h\n- a\n```\ncode\n```", "**b** _i_ `c` [l](u)", "\x1b]52;c;AA\x07x", "> q\n1. n"} {
 		f.Add(s, 20)
 	}
-	st := newStyles(true)
+	st := plain()
 	f.Fuzz(func(t *testing.T, md string, width int) {
 		width = 8 + (width&0x7f)%120
-		for _, l := range renderMarkdown(clean(md), width, &st) {
+		for _, l := range Markdown(Clean(md), width, &st) {
 			if w := ansi.StringWidth(l); w > width+2 {
 				t.Fatalf("a line of %d cells at width %d: %q", w, width, l)
 			}

@@ -1,4 +1,4 @@
-package tui
+package render
 
 import (
 	"strings"
@@ -13,9 +13,9 @@ import (
 // links and fenced code blocks, and that is all this draws; code blocks
 // get a light highlight of comments, strings and keywords.
 
-// renderMarkdown draws md (already cleaned of escapes) in lines of at
-// most width cells.
-func renderMarkdown(md string, width int, st *styles) []string {
+// Markdown draws md (already cleaned of escapes) in lines of at most
+// width cells.
+func Markdown(md string, width int, st *Styles) []string {
 	var out []string
 	inCode := false
 	for line := range strings.SplitSeq(strings.TrimRight(md, "\n"), "\n") {
@@ -24,15 +24,15 @@ func renderMarkdown(md string, width int, st *styles) []string {
 			inCode = !inCode
 			if inCode {
 				lang := strings.TrimSpace(strings.Trim(trimmed, "`~"))
-				out = append(out, st.faint.Render(cut("┌─ "+lang, width)))
+				out = append(out, st.Faint.Render(Cut("┌─ "+lang, width)))
 			} else {
-				out = append(out, st.faint.Render("└─"))
+				out = append(out, st.Faint.Render("└─"))
 			}
 			continue
 		}
 		if inCode {
-			for _, l := range wrap(line, max(1, width-2)) {
-				out = append(out, st.faint.Render("│ ")+highlight(l, st))
+			for _, l := range Wrap(line, max(1, width-2)) {
+				out = append(out, st.Faint.Render("│ ")+highlight(l, st))
 			}
 			continue
 		}
@@ -42,7 +42,7 @@ func renderMarkdown(md string, width int, st *styles) []string {
 }
 
 // markdownLine draws one line outside a code block.
-func markdownLine(line string, width int, st *styles) []string {
+func markdownLine(line string, width int, st *Styles) []string {
 	trimmed := strings.TrimSpace(line)
 	indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
 	switch {
@@ -50,25 +50,25 @@ func markdownLine(line string, width int, st *styles) []string {
 		return []string{""}
 	case strings.HasPrefix(trimmed, "#"):
 		h := strings.TrimSpace(strings.TrimLeft(trimmed, "#"))
-		return styleAll(wrap(inline(h, st), width), st.heading)
+		return StyleAll(Wrap(inline(h, st), width), st.Heading)
 	case trimmed == "---" || trimmed == "***" || trimmed == "___":
-		return []string{st.faint.Render(strings.Repeat("─", max(1, min(width, 40))))}
+		return []string{st.Faint.Render(strings.Repeat("─", max(1, min(width, 40))))}
 	case strings.HasPrefix(trimmed, "> ") || trimmed == ">":
 		q := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
-		return prefixed(wrap(inline(q, st), max(1, width-2)), st.quote.Render("▎ "), "  ")
+		return Prefixed(Wrap(inline(q, st), max(1, width-2)), st.Quote.Render("▎ "), "  ")
 	}
 	for _, bullet := range []string{"- ", "* ", "+ "} {
 		if rest, ok := strings.CutPrefix(trimmed, bullet); ok {
 			lead := indent + "• "
-			return prefixed(wrap(inline(rest, st), max(1, width-len(lead))), lead, strings.Repeat(" ", len(lead)))
+			return Prefixed(Wrap(inline(rest, st), max(1, width-len(lead))), lead, strings.Repeat(" ", len(lead)))
 		}
 	}
 	if n := numbered(trimmed); n > 0 {
 		lead := indent + trimmed[:n]
 		rest := strings.TrimSpace(trimmed[n:])
-		return prefixed(wrap(inline(rest, st), max(1, width-len(lead)-1)), lead+" ", strings.Repeat(" ", len(lead)+1))
+		return Prefixed(Wrap(inline(rest, st), max(1, width-len(lead)-1)), lead+" ", strings.Repeat(" ", len(lead)+1))
 	}
-	return wrap(inline(line, st), width)
+	return Wrap(inline(line, st), width)
 }
 
 // numbered is the length of a list number and its dot ("12."), or 0.
@@ -83,7 +83,8 @@ func numbered(s string) int {
 	return 0
 }
 
-func prefixed(lines []string, first, rest string) []string {
+// Prefixed puts first before the first line and rest before the others.
+func Prefixed(lines []string, first, rest string) []string {
 	for i := range lines {
 		if i == 0 {
 			lines[i] = first + lines[i]
@@ -94,7 +95,8 @@ func prefixed(lines []string, first, rest string) []string {
 	return lines
 }
 
-func styleAll(lines []string, s interface{ Render(...string) string }) []string {
+// StyleAll renders every line in s.
+func StyleAll(lines []string, s interface{ Render(...string) string }) []string {
 	for i := range lines {
 		lines[i] = s.Render(lines[i])
 	}
@@ -102,7 +104,7 @@ func styleAll(lines []string, s interface{ Render(...string) string }) []string 
 }
 
 // inline draws emphasis, inline code and links within one line.
-func inline(s string, st *styles) string {
+func inline(s string, st *Styles) string {
 	if !strings.ContainsAny(s, "*_`[") {
 		return s
 	}
@@ -111,26 +113,26 @@ func inline(s string, st *styles) string {
 		switch {
 		case s[i] == '`':
 			if end := strings.IndexByte(s[i+1:], '`'); end >= 0 {
-				b.WriteString(st.code.Render(s[i+1 : i+1+end]))
+				b.WriteString(st.Code.Render(s[i+1 : i+1+end]))
 				i += end + 2
 				continue
 			}
 		case strings.HasPrefix(s[i:], "**") || strings.HasPrefix(s[i:], "__"):
 			mark := s[i : i+2]
 			if end := strings.Index(s[i+2:], mark); end > 0 {
-				b.WriteString(st.bold.Render(s[i+2 : i+2+end]))
+				b.WriteString(st.Bold.Render(s[i+2 : i+2+end]))
 				i += end + 4
 				continue
 			}
 		case (s[i] == '*' || s[i] == '_') && i+1 < len(s) && s[i+1] != ' ' && (i == 0 || !isWordByte(s[i-1])):
 			if end := strings.IndexByte(s[i+1:], s[i]); end > 0 && s[i+end] != ' ' {
-				b.WriteString(st.italic.Render(s[i+1 : i+1+end]))
+				b.WriteString(st.Italic.Render(s[i+1 : i+1+end]))
 				i += end + 2
 				continue
 			}
 		case s[i] == '[':
 			if text, url, n, ok := link(s[i:]); ok {
-				b.WriteString(st.bold.Render(text) + st.faint.Render(" ("+url+")"))
+				b.WriteString(st.Bold.Render(text) + st.Faint.Render(" ("+url+")"))
 				i += n
 				continue
 			}
@@ -169,15 +171,15 @@ var keywords = map[string]bool{
 
 // highlight lights a line of code: a comment faint, strings and
 // keywords marked.
-func highlight(line string, st *styles) string {
+func highlight(line string, st *Styles) string {
 	trimmed := strings.TrimSpace(line)
 	if strings.HasPrefix(trimmed, "//") || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "--") {
-		return st.faint.Render(line)
+		return st.Faint.Render(line)
 	}
 	var b strings.Builder
 	word := func(w string) {
 		if keywords[w] {
-			b.WriteString(st.bold.Render(w))
+			b.WriteString(st.Bold.Render(w))
 		} else {
 			b.WriteString(w)
 		}
@@ -197,7 +199,7 @@ func highlight(line string, st *styles) string {
 		}
 		if c == '"' || c == '\'' {
 			if end := strings.IndexByte(line[i+1:], c); end >= 0 {
-				b.WriteString(st.codeBlock.Render(line[i : i+end+2]))
+				b.WriteString(st.CodeBlock.Render(line[i : i+end+2]))
 				i += end + 1
 				continue
 			}
