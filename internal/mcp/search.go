@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"text/template"
 	"unicode/utf8"
 
 	"github.com/wisp-agent/wisp/internal/tool"
@@ -42,7 +42,9 @@ const (
 //go:embed search.md
 var searchText string
 
-var searchTemplate = template.Must(template.New(SearchName).Parse(strings.TrimSpace(searchText)))
+// searchText's placeholders are filled with strings.Replacer, not
+// text/template: the template package's reflection makes the linker keep
+// every method of every type, megabytes of memory in every run.
 
 var searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words to match against the listed tools' names and descriptions"}},"required":["query"]}`)
 
@@ -173,13 +175,9 @@ func (s *Search) Offered(name string) bool {
 
 // Spec describes tool_search with the listing of the deferred tools.
 func (s *Search) Spec() tool.Spec {
-	var b strings.Builder
-	// The template and its data are fixed here; it cannot fail.
-	_ = searchTemplate.Execute(&b, struct {
-		MaxResults int
-		Listing    string
-	}{searchResults, s.listing})
-	return tool.Spec{Name: SearchName, Description: b.String(), Schema: searchSchema, Class: tool.Read}
+	// One pass: a listed tool's own text is never read for placeholders.
+	text := strings.NewReplacer("{{.MaxResults}}", strconv.Itoa(searchResults), "{{.Listing}}", s.listing).Replace(strings.TrimSpace(searchText))
+	return tool.Spec{Name: SearchName, Description: text, Schema: searchSchema, Class: tool.Read}
 }
 
 // Describe states the limits a search runs under.
