@@ -308,7 +308,6 @@ func (srv *server) compact(p *compactParams) (compacted, *Error) {
 	srv.run = done
 	srv.ending.Store(false)
 	go func() {
-		defer close(done)
 		err := s.Compact(srv.ctx, p.Instructions)
 		switch {
 		case errors.Is(err, host.ErrBusy):
@@ -324,6 +323,9 @@ func (srv *server) compact(p *compactParams) (compacted, *Error) {
 			}
 			resp.Success, resp.Data = true, compacted{Messages: n}
 		}
+		// Idle before the response goes out: a client that reads it and
+		// switches sessions at once must not be told a run is live.
+		close(done)
 		srv.out.send(encode(resp))
 	}()
 	return compacted{}, errLater
