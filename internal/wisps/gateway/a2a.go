@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wisp-agent/wisp/internal/config"
@@ -36,13 +37,22 @@ const (
 // settings.json's a2a_agents with the A2A protocol's JSON-RPC
 // message/send, and answers with the agent's reply, or with the task it
 // started when the task has not ended yet (a dispatch does not wait for
-// the remote work). Its calls reach the network: the gate asks first.
+// the remote work). While such a task is pending, a new dispatch is
+// refused: a call to the task's agent asks it about the task instead
+// (tasks/get) and reports how it stands. Its calls reach the network:
+// the gate asks first. One Agent serves one session.
 type Agent struct {
 	Agents []config.A2AAgent
 	// Getenv reads the variables headers_from names.
 	Getenv func(string) string
 	Client *http.Client
+
+	mu      sync.Mutex
+	pending *pendingTask
 }
+
+// pendingTask is a task an agent started that had not ended when last seen.
+type pendingTask struct{ agent, id, state string }
 
 // Spec describes invoke_agent.
 func (a *Agent) Spec() tool.Spec {
@@ -52,7 +62,7 @@ func (a *Agent) Spec() tool.Spec {
 	}
 	return tool.Spec{
 		Name:        "invoke_agent",
-		Description: "Send a message to a remote agent over the A2A protocol and return its reply (or the task it started). Agents: " + strings.Join(names, ", ") + ".",
+		Description: "Send a message to a remote agent over the A2A protocol and return its reply (or the task it started). While a started task is pending no new message is sent: a call to its agent reports how the task stands. Agents: " + strings.Join(names, ", ") + ".",
 		Schema:      json.RawMessage(`{"type":"object","properties":{"agent":{"type":"string","description":"an agent named in settings"},"skill":{"type":"string","description":"the agent's skill to use"},"message":{"type":"string","description":"the message text"}},"required":["agent","skill","message"],"additionalProperties":false}`),
 		Class:       tool.Command,
 	}
@@ -97,16 +107,80 @@ func (a *Agent) Invocation(args json.RawMessage) (tool.Invocation, error) {
 		Subject: fmt.Sprintf("invoke_agent %s (skill %s): %s", ag.Name, in.Skill, clip(oneLine(in.Message), agentSubjectText))}, nil
 }
 
-// Run sends the message and reads the reply.
+// Run sends the message and reads the reply; with a task pending, it
+// checks on that task instead and sends nothing new.
 func (a *Agent) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) (tool.Result, error) {
 	in, ag, err := a.parse(args)
 	if err != nil {
 		return tool.Errorf("%v", err), nil
 	}
+	a.mu.Lock()
+	p := a.pending
+	a.mu.Unlock()
+	if p != nil {
+		return a.checkPending(ctx, ag, *p), nil
+	}
 	body, err := sendRequest(in)
 	if err != nil {
 		return tool.Errorf("invoke_agent: %v", err), nil
 	}
+	res, task := a.post(ctx, ag, body)
+	a.note(ag.Name, task)
+	return res, nil
+}
+
+// checkPending answers a dispatch made while task p is pending. Only a
+// call to p's own agent may reach the network (the person was asked
+// about that agent): it asks the agent how the task stands, and clears
+// it once it has ended. The new message is never sent.
+func (a *Agent) checkPending(ctx context.Context, ag config.A2AAgent, p pendingTask) tool.Result {
+	refused := fmt.Sprintf("invoke_agent: not sent: task %s of agent %s is pending (state: %s), and a new dispatch waits until it ends", p.id, p.agent, p.state)
+	if ag.Name != p.agent {
+		return tool.Errorf("%s; call invoke_agent for agent %s to check on it", refused, p.agent)
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "get-" + p.id, "method": "tasks/get", "params": map[string]any{"id": p.id}})
+	if err != nil {
+		return tool.Errorf("invoke_agent: %v", err)
+	}
+	res, task := a.post(ctx, ag, body)
+	a.note(ag.Name, task)
+	if task != nil && !terminal(task.Status.State) {
+		return tool.Errorf("%s; it is still %s: check again later", refused, task.Status.State)
+	}
+	if task == nil {
+		return tool.Errorf("%s; asking about it failed: %s", refused, strings.TrimPrefix(res.Content, "error: "))
+	}
+	res.Content = fmt.Sprintf("Task %s of agent %s has ended (%s); your new message was not sent, so send it again if it is still needed.\n%s", p.id, p.agent, task.Status.State, res.Content)
+	return res
+}
+
+// note keeps the task a reply names as pending while it has not ended,
+// and forgets the pending one once a reply says it ended.
+func (a *Agent) note(agent string, task *a2aResult) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case task == nil:
+	case !terminal(task.Status.State):
+		a.pending = &pendingTask{agent: agent, id: task.ID, state: task.Status.State}
+	case a.pending != nil && a.pending.id == task.ID:
+		a.pending = nil
+	}
+}
+
+// terminal says whether a task in this state has ended.
+func terminal(state string) bool {
+	switch state {
+	case "completed", "failed", "rejected", "canceled":
+		return true
+	}
+	return false
+}
+
+// post sends one JSON-RPC request to the agent and reads the reply: the
+// call's result, and the task the reply names (nil for a message, an
+// error or a failed exchange).
+func (a *Agent) post(ctx context.Context, ag config.A2AAgent, body []byte) (tool.Result, *a2aResult) {
 	ctx, cancel := context.WithTimeout(ctx, agentTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ag.URL, bytes.NewReader(body))
@@ -131,7 +205,7 @@ func (a *Agent) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) (too
 	if resp.StatusCode >= 400 {
 		return tool.Errorf("invoke_agent %s: the agent answered %s", ag.Name, resp.Status), nil
 	}
-	return readReply(ag.Name, raw), nil
+	return readReply(ag.Name, raw)
 }
 
 // sendRequest is the JSON-RPC message/send request: one user message of
@@ -187,7 +261,7 @@ type a2aResult struct {
 // Message, the artifacts of a completed Task, the task and its state
 // when it has not ended, and an error for a JSON-RPC error or a task
 // that failed.
-func readReply(agent string, raw []byte) tool.Result {
+func readReply(agent string, raw []byte) (tool.Result, *a2aResult) {
 	var rpc struct {
 		Result *a2aResult `json:"result"`
 		Error  *struct {
@@ -196,21 +270,21 @@ func readReply(agent string, raw []byte) tool.Result {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &rpc); err != nil {
-		return tool.Errorf("invoke_agent %s: the reply is not valid JSON-RPC: %v", agent, err)
+		return tool.Errorf("invoke_agent %s: the reply is not valid JSON-RPC: %v", agent, err), nil
 	}
 	switch {
 	case rpc.Error != nil:
-		return tool.Errorf("invoke_agent %s: the agent refused the message (JSON-RPC error %d): %s", agent, rpc.Error.Code, clip(rpc.Error.Message, agentSubjectText))
+		return tool.Errorf("invoke_agent %s: the agent refused the message (JSON-RPC error %d): %s", agent, rpc.Error.Code, clip(rpc.Error.Message, agentSubjectText)), nil
 	case rpc.Result == nil:
-		return tool.Errorf("invoke_agent %s: the reply has neither result nor error (unexpected format)", agent)
+		return tool.Errorf("invoke_agent %s: the reply has neither result nor error (unexpected format)", agent), nil
 	}
 	r := rpc.Result
 	switch r.Kind {
 	case "message":
-		return tool.Result{Content: bound(partsText(r.Parts), agentTextBytes)}
+		return tool.Result{Content: bound(partsText(r.Parts), agentTextBytes)}, nil
 	case "task":
 	default:
-		return tool.Errorf("invoke_agent %s: unexpected result kind %q (want message or task)", agent, r.Kind)
+		return tool.Errorf("invoke_agent %s: unexpected result kind %q (want message or task)", agent, r.Kind), nil
 	}
 	status := ""
 	if r.Status.Message != nil {
@@ -225,15 +299,15 @@ func readReply(agent string, raw []byte) tool.Result {
 		if len(parts) == 0 {
 			parts = append(parts, status)
 		}
-		return tool.Result{Content: bound(strings.Join(parts, "\n"), agentTextBytes)}
+		return tool.Result{Content: bound(strings.Join(parts, "\n"), agentTextBytes)}, r
 	case "failed", "rejected", "canceled":
-		return tool.Errorf("invoke_agent %s: task %s %s: %s", agent, r.ID, r.Status.State, clip(status, agentSubjectText))
+		return tool.Errorf("invoke_agent %s: task %s %s: %s", agent, r.ID, r.Status.State, clip(status, agentSubjectText)), r
 	}
 	out := fmt.Sprintf("Task %s dispatched to agent %s (state: %s); it has not ended.", r.ID, agent, r.Status.State)
 	if status != "" {
 		out += "\n" + status
 	}
-	return tool.Result{Content: bound(out, agentTextBytes)}
+	return tool.Result{Content: bound(out, agentTextBytes)}, r
 }
 
 // partsText joins the text parts, and data parts as their JSON.

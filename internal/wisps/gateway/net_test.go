@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wisp-agent/wisp/internal/config"
@@ -145,11 +146,13 @@ func TestInvokeAgent(t *testing.T) {
 	}{
 		{"message reply", `{"agent":"research","skill":"chat","message":"hello"}`, "hi there", false},
 		{"completed task", `{"agent":"research","skill":"chat","message":"done"}`, "report\n{\"n\":1}", false},
-		{"pending task", `{"agent":"research","skill":"chat","message":"later"}`, "Task t2 dispatched to agent research (state: working)", false},
 		{"failed task", `{"agent":"research","skill":"chat","message":"fail"}`, "task t3 failed: quota", true},
 		{"rpc error", `{"agent":"research","skill":"chat","message":"?"}`, "JSON-RPC error -32601", true},
 		{"unknown agent", `{"agent":"nobody","skill":"chat","message":"hello"}`, `unknown agent "nobody"`, true},
 		{"missing skill", `{"agent":"research","message":"hello"}`, "missing required parameter", true},
+		// Last: a pending task holds back every later dispatch
+		// (TestPendingTaskHoldsDispatches).
+		{"pending task", `{"agent":"research","skill":"chat","message":"later"}`, "Task t2 dispatched to agent research (state: working)", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -184,5 +187,82 @@ func TestNetworkToolsAreRemote(t *testing.T) {
 	inv, err := (&Browse{}).Invocation(json.RawMessage(`{"url":"https://example.test/"}`))
 	if err != nil || !inv.Network {
 		t.Errorf("web_browse invocation %+v, %v: must reach the network", inv, err)
+	}
+}
+
+// TestPendingTaskHoldsDispatches: while a task an agent started has not
+// ended, invoke_agent sends no new message: a call to that agent asks it
+// about the task (tasks/get) and says how it stands, a call to another
+// agent reaches nobody; once the task has ended, dispatches go again.
+func TestPendingTaskHoldsDispatches(t *testing.T) {
+	var mu sync.Mutex
+	state, methods := "working", []string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     any
+			Method string
+			Params struct {
+				ID string
+			}
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &req)
+		mu.Lock()
+		defer mu.Unlock()
+		methods = append(methods, req.Method)
+		id, _ := json.Marshal(req.ID)
+		switch {
+		case req.Method == "message/send" && len(methods) == 1:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"task","id":"t9","status":{"state":"working"}}}`, id)
+		case req.Method == "message/send":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"message","parts":[{"kind":"text","text":"fresh answer"}]}}`, id)
+		case req.Method == "tasks/get" && req.Params.ID == "t9":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"task","id":"t9","status":{"state":%q},"artifacts":[{"parts":[{"kind":"text","text":"the report"}]}]}}`, id, state)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`, id)
+		}
+	}))
+	defer srv.Close()
+	a := &Agent{Agents: []config.A2AAgent{{Name: "research", URL: srv.URL}, {Name: "other", URL: srv.URL}}}
+	call := func(agent, msg string) tool.Result {
+		t.Helper()
+		res, err := a.Run(context.Background(), nil, json.RawMessage(`{"agent":"`+agent+`","skill":"s","message":"`+msg+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	steps := []struct {
+		agent, msg, want string
+		isErr            bool
+		method           string // what reached the agent, "" for nothing
+	}{
+		{"research", "start", "Task t9 dispatched", false, "message/send"},
+		{"research", "next", "not sent: task t9 of agent research is pending (state: working)", true, "tasks/get"},
+		{"other", "next", "call invoke_agent for agent research to check on it", true, ""},
+	}
+	for i, st := range steps {
+		mu.Lock()
+		before := len(methods)
+		mu.Unlock()
+		res := call(st.agent, st.msg)
+		if res.IsError != st.isErr || !strings.Contains(res.Content, st.want) {
+			t.Fatalf("step %d: %+v, want isError=%v containing %q", i, res, st.isErr, st.want)
+		}
+		mu.Lock()
+		got := methods[before:]
+		mu.Unlock()
+		if (st.method == "" && len(got) != 0) || (st.method != "" && (len(got) != 1 || got[0] != st.method)) {
+			t.Fatalf("step %d reached the agent with %q, want %q", i, got, st.method)
+		}
+	}
+	mu.Lock()
+	state = "completed"
+	mu.Unlock()
+	if res := call("research", "next"); res.IsError || !strings.Contains(res.Content, "Task t9 of agent research has ended (completed); your new message was not sent") || !strings.Contains(res.Content, "the report") {
+		t.Fatalf("after the task ended: %+v", res)
+	}
+	if res := call("other", "again"); res.IsError || res.Content != "fresh answer" {
+		t.Fatalf("a dispatch after the task ended: %+v", res)
 	}
 }
