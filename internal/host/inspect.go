@@ -32,7 +32,7 @@ func (s *Session) InspectStatus() string {
 	if s.gate != nil {
 		b.WriteString(s.gate.SandboxStatus())
 	}
-	fmt.Fprintf(&b, "temp folder for commands: %s\n", first(s.temp.commands, "(none: "+s.temp.why+")"))
+	fmt.Fprintf(&b, "temp folder for commands: %s\n", first(s.temp.Commands, "(none: "+s.temp.Why+")"))
 	if s.parts.goCache != "" {
 		fmt.Fprintf(&b, "go build cache for commands: %s (go's own cannot be written in the sandbox; this one starts empty)\n", s.parts.goCache)
 	}

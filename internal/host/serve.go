@@ -88,7 +88,7 @@ func (s *Session) callAs(ctx context.Context, name string, args json.RawMessage,
 	if err != nil {
 		return tool.Result{}, err
 	}
-	env := tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.spill}
+	env := tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.Spill}
 	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args, Origin: origin}, t, env)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/wisp-agent/wisp/internal/event"
 	"github.com/wisp-agent/wisp/internal/gate"
 	"github.com/wisp-agent/wisp/internal/host/bus"
+	"github.com/wisp-agent/wisp/internal/host/runtemp"
 	"github.com/wisp-agent/wisp/internal/keys"
 	"github.com/wisp-agent/wisp/internal/mcp"
 	"github.com/wisp-agent/wisp/internal/provider"
@@ -58,7 +59,7 @@ type Session struct {
 	mcp *mcp.Servers
 	// temp is the run's private folder and its commands' temporary
 	// folder (scratch.go).
-	temp runTemp
+	temp runtemp.Temp
 
 	// resumedInput is the last request's input tokens of a resumed
 	// session, so that it is compacted in time (compact.go).
@@ -168,7 +169,11 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 		return nil, err
 	}
 
-	s.temp = s.openScratch(tempParents(sys.Getenv), commandTempRefused(cfg, sys.Workdir))
+	var removeTemp func()
+	s.temp, removeTemp = runtemp.Open(runtemp.Parents(sys.Getenv), runtemp.Refused(cfg.Paths.Home, sys.Workdir), sys.Stderr)
+	// Closers run last first: the folder goes after every other closer,
+	// so no managed process still writes to it.
+	s.closers = append([]func(){removeTemp}, s.closers...)
 	s.parts, err = buildGate(cfg, sys, s.temp)
 	if err != nil {
 		s.Close()
@@ -211,7 +216,7 @@ func New(ctx context.Context, o Options, sys IO, fe Frontend) (*Session, error) 
 		System:            systemPrompt(sys, s.tools, s.project),
 		Tools:             s.tools,
 		Gate:              s.gate,
-		Env:               tool.Env{Workdir: sys.Workdir, TempDir: s.temp.spill, Interactive: interactive && sys.StderrTTY},
+		Env:               tool.Env{Workdir: sys.Workdir, TempDir: s.temp.Spill, Interactive: interactive && sys.StderrTTY},
 		MaxToolIterations: o.MaxToolIters,
 		Sink:              sink,
 		Session:           s.sessionID(),

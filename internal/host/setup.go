@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/wisp-agent/wisp/internal/approval"
 	"github.com/wisp-agent/wisp/internal/audit"
 	"github.com/wisp-agent/wisp/internal/config"
 	"github.com/wisp-agent/wisp/internal/gate"
+	"github.com/wisp-agent/wisp/internal/host/runtemp"
 	"github.com/wisp-agent/wisp/internal/sandbox"
 	"github.com/wisp-agent/wisp/internal/shell"
 	"github.com/wisp-agent/wisp/internal/workspace"
@@ -43,7 +43,7 @@ type gateParts struct {
 
 // buildGate assembles the gate's options from the configuration and
 // warns, on stderr, about anything that weakens it.
-func buildGate(l *Config, sys IO, temp runTemp) (*gateParts, error) {
+func buildGate(l *Config, sys IO, temp runtemp.Temp) (*gateParts, error) {
 	tmp := TempDir(sys.Getenv)
 	f := l.File
 	threshold, err := approval.ParseThreshold(f.Threshold())
@@ -69,7 +69,7 @@ func buildGate(l *Config, sys IO, temp runTemp) (*gateParts, error) {
 	}
 	sb := sandbox.Config{
 		Enabled: f.SandboxEnabled(), Workdir: sys.Workdir, WritablePaths: writable,
-		AllowNetwork: f.AllowNetwork(), WispHome: l.Paths.Home, TempDir: first(temp.commands, tmp),
+		AllowNetwork: f.AllowNetwork(), WispHome: l.Paths.Home, TempDir: first(temp.Commands, tmp),
 	}
 	sandboxed := false
 	switch abi, ok := sandbox.Available(); {
@@ -93,7 +93,7 @@ func buildGate(l *Config, sys IO, temp runTemp) (*gateParts, error) {
 		ApprovalTimeout: f.ApprovalTimeout(),
 		Policy:          l.Policy,
 		Classifier:      shell.NewCache(shell.DefaultCacheSize),
-		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.Paths.UserHome, TempDir: first(temp.commands, tmp)},
+		ShellOptions:    shell.Options{Workdir: sys.Workdir, Home: l.Paths.UserHome, TempDir: first(temp.Commands, tmp)},
 		Threshold:       threshold,
 		Approvals:       gp.store,
 		Sandbox:         sb,
@@ -112,10 +112,10 @@ func buildGate(l *Config, sys IO, temp runTemp) (*gateParts, error) {
 // readOnlyNotes tells the person, on stderr, which roots commands were
 // to write that stay read-only, and returns the Go build cache commands
 // get in their temporary folder ("" when they use go's own).
-func readOnlyNotes(sys IO, paths config.Paths, sb sandbox.Config, tmp string, temp runTemp) (goCache string) {
+func readOnlyNotes(sys IO, paths config.Paths, sb sandbox.Config, tmp string, temp runtemp.Temp) (goCache string) {
 	if roots, err := sandbox.WritableRoots(sb); err == nil {
 		for _, r := range roots.Refused {
-			if fix, tell := tempFix(r.Path, tmp, temp); tell {
+			if fix, tell := runtemp.Fix(r.Path, tmp, temp); tell {
 				fmt.Fprintf(sys.Stderr, "wisp: note: %s stays read-only to commands: %s%s\n", paths.Pretty(r.Path), r.Reason, fix)
 			}
 		}
@@ -128,70 +128,9 @@ func readOnlyNotes(sys IO, paths config.Paths, sb sandbox.Config, tmp string, te
 	return goCache
 }
 
-// tempFix says whether to tell the person that root stays read-only, and
-// what to add when root is a temporary folder. Commands that have a
-// temporary folder of their own miss nothing, so a shared one that stays
-// read-only is not worth a line on every start; with none, the line says
-// what the person can do about it.
-func tempFix(root, tmp string, temp runTemp) (fix string, tell bool) {
-	if !slices.Contains([]string{resolved(tmp), resolved(os.TempDir()), resolved("/tmp")}, root) {
-		return "", true
-	}
-	if temp.commands != "" {
-		return "", false
-	}
-	return "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home", true
-}
-
-// resolved is p with its symlinks followed, as the sandbox names roots.
-func resolved(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return filepath.Clean(p)
-}
-
-// tempParents lists where a run's private folder may go, best first: the
-// temporary folder the person chose ($TMPDIR, else the system's), then
-// the system's own. Never the workspace, even when these all lie in the
-// wisp home: wisp keeps nothing there but what the person asks for, and
-// a folder of temporary files in a project would show in git status, be
-// walked by grep and find, and, under .wisp/, sit among the files that
-// configure wisp. With none of them usable wisp says how to give it one.
-func tempParents(getenv config.Getenv) []string {
-	out := []string{TempDir(getenv)}
-	for _, p := range []string{"/tmp", "/var/tmp"} {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// commandTempRefused is the sandbox's verdict on dir as the commands'
-// temporary folder: why it would stay read-only (it lies in the wisp
-// home), "" when commands may write it.
-func commandTempRefused(l *Config, workdir string) func(dir string) string {
-	return func(dir string) string {
-		roots, err := sandbox.WritableRoots(sandbox.Config{Enabled: true, Workdir: workdir, WispHome: l.Paths.Home, TempDir: dir})
-		if err != nil {
-			return err.Error()
-		}
-		for _, r := range roots.Refused {
-			if r.Path == resolved(dir) {
-				return "stays read-only to commands: " + r.Reason
-			}
-		}
-		return ""
-	}
-}
-
-func TempDir(getenv config.Getenv) string {
-	if t := getenv("TMPDIR"); t != "" {
-		return t
-	}
-	return os.TempDir()
-}
+// TempDir is the temporary folder the person chose ($TMPDIR), else the
+// system's.
+func TempDir(getenv config.Getenv) string { return runtemp.Dir(getenv) }
 
 // AuditConfigChange records a change a wisp command made to one of the
 // user's files.

@@ -41,7 +41,7 @@ func (s *Session) newWispHost() *wispsrun.Host {
 		Tools: s.toolset.All,
 		IsMCP: func(name string) bool { return s.toolset.Sources[name] == servedSource },
 		Run: func(ctx context.Context, c gate.Call, t tool.Tool) (tool.Result, error) {
-			return s.gate.Run(ctx, c, t, tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.spill})
+			return s.gate.Run(ctx, c, t, tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.Spill})
 		},
 		Provider:     auditedProvider{s},
 		Model:        func() string { return s.choice.Model },

@@ -1,4 +1,4 @@
-package host
+package runtemp
 
 import (
 	"bytes"
@@ -6,15 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/wisp-agent/wisp/internal/config"
 )
 
-// TestOpenScratchFallback: the commands' folder goes in the first parent
+// TestOpenFallback: the commands' folder goes in the first parent
 // where the sandbox would let commands write it; a parent inside the wisp
 // home is passed over, and with none left commands get no folder and
 // stderr says why.
-func TestOpenScratchFallback(t *testing.T) {
+func TestOpenFallback(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +25,6 @@ func TestOpenScratchFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l := &Config{Paths: config.Paths{Home: wispHome, UserHome: filepath.Join(base, "home")}}
 	missing := filepath.Join(base, "missing")
 	tests := []struct {
 		name        string
@@ -44,38 +41,37 @@ func TestOpenScratchFallback(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			rt := &Session{sys: IO{Stderr: &stderr}}
-			got := rt.openScratch(tc.parents, commandTempRefused(l, filepath.Join(base, "ws")))
+			got, remove := Open(tc.parents, Refused(wispHome, filepath.Join(base, "ws")), &stderr)
 			in := func(dir, parent string) bool {
-				return parent != "" && strings.HasPrefix(filepath.Base(dir), scratchPrefix) && filepath.Dir(dir) == parent
+				return parent != "" && strings.HasPrefix(filepath.Base(dir), Prefix) && filepath.Dir(dir) == parent
 			}
 			switch {
-			case tc.wantSpillIn == "" && got.spill != tc.parents[0]:
-				t.Errorf("spill = %q, want the first parent", got.spill)
-			case tc.wantSpillIn != "" && !in(got.spill, tc.wantSpillIn):
-				t.Errorf("spill = %q, want a %s folder in %s", got.spill, scratchPrefix, tc.wantSpillIn)
+			case tc.wantSpillIn == "" && got.Spill != tc.parents[0]:
+				t.Errorf("spill = %q, want the first parent", got.Spill)
+			case tc.wantSpillIn != "" && !in(got.Spill, tc.wantSpillIn):
+				t.Errorf("spill = %q, want a %s folder in %s", got.Spill, Prefix, tc.wantSpillIn)
 			}
 			switch {
-			case tc.wantCmdIn == "" && (got.commands != "" || got.why == ""):
-				t.Errorf("commands = %q (why %q), want none and a reason", got.commands, got.why)
-			case tc.wantCmdIn != "" && (got.commands != filepath.Join(got.spill, commandTempName) || !in(got.spill, tc.wantCmdIn)):
-				t.Errorf("commands = %q, want %s inside the spill folder in %s", got.commands, commandTempName, tc.wantCmdIn)
+			case tc.wantCmdIn == "" && (got.Commands != "" || got.Why == ""):
+				t.Errorf("commands = %q (why %q), want none and a reason", got.Commands, got.Why)
+			case tc.wantCmdIn != "" && (got.Commands != filepath.Join(got.Spill, CommandsName) || !in(got.Spill, tc.wantCmdIn)):
+				t.Errorf("commands = %q, want %s inside the spill folder in %s", got.Commands, CommandsName, tc.wantCmdIn)
 			}
-			if fi, err := os.Stat(got.commands); got.commands != "" && (err != nil || fi.Mode().Perm() != 0o700) {
+			if fi, err := os.Stat(got.Commands); got.Commands != "" && (err != nil || fi.Mode().Perm() != 0o700) {
 				t.Errorf("the commands' folder is not private: %v %v", fi, err)
 			}
 			if !strings.Contains(stderr.String(), tc.wantStderr) || tc.wantStderr == "" && stderr.Len() > 0 {
 				t.Errorf("stderr = %q, want %q", stderr.String(), tc.wantStderr)
 			}
-			rt.Close()
-			if got.spill != tc.parents[0] {
-				if _, err := os.Lstat(got.spill); err == nil {
-					t.Errorf("%s outlived the run", got.spill)
+			remove()
+			if got.Spill != tc.parents[0] {
+				if _, err := os.Lstat(got.Spill); err == nil {
+					t.Errorf("%s outlived the run", got.Spill)
 				}
 			}
 			// Folders passed over are gone at once.
 			for _, p := range tc.parents {
-				left, _ := filepath.Glob(filepath.Join(p, scratchPrefix+"*"))
+				left, _ := filepath.Glob(filepath.Join(p, Prefix+"*"))
 				if len(left) > 0 {
 					t.Errorf("left in %s: %q", p, left)
 				}
@@ -91,18 +87,18 @@ func TestTempFix(t *testing.T) {
 	}
 	tests := []struct {
 		name, root string
-		temp       runTemp
+		temp       Temp
 		want       string
 		tell       bool
 	}{
-		{"not a temporary folder", filepath.Join(base, "ws"), runTemp{commands: "/tmp/wisp-run-1-a/tmp"}, "", true},
-		{"TMPDIR, with a folder of their own", base, runTemp{commands: "/tmp/wisp-run-1-a/tmp"}, "", false},
-		{"/tmp, with none", "/tmp", runTemp{}, "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home", true},
+		{"not a temporary folder", filepath.Join(base, "ws"), Temp{Commands: "/tmp/wisp-run-1-a/tmp"}, "", true},
+		{"TMPDIR, with a folder of their own", base, Temp{Commands: "/tmp/wisp-run-1-a/tmp"}, "", false},
+		{"/tmp, with none", "/tmp", Temp{}, "; commands have no writable temporary folder: set TMPDIR to a folder outside the wisp home", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, tell := tempFix(tc.root, base, tc.temp); got != tc.want || tell != tc.tell {
-				t.Errorf("tempFix = %q, %v; want %q, %v", got, tell, tc.want, tc.tell)
+			if got, tell := Fix(tc.root, base, tc.temp); got != tc.want || tell != tc.tell {
+				t.Errorf("Fix = %q, %v; want %q, %v", got, tell, tc.want, tc.tell)
 			}
 		})
 	}
