@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -78,25 +76,10 @@ func (s *Session) callAs(ctx context.Context, name string, args json.RawMessage,
 	if !ok {
 		return tool.Result{}, fmt.Errorf("unknown tool %q; served tools: %s", name, strings.Join(s.servedNames(), ", "))
 	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	if !json.Valid(args) {
-		return tool.Errorf("malformed arguments for %s: not valid JSON", name), nil
-	}
-	id, err := callID()
-	if err != nil {
-		return tool.Result{}, err
-	}
 	env := tool.Env{Workdir: s.sys.Workdir, TempDir: s.temp.Spill}
-	res, err := s.gate.Run(ctx, gate.Call{ID: id, Name: name, Args: args, Origin: origin}, t, env)
-	if err != nil {
-		if ctx.Err() != nil {
-			return tool.Errorf("cancelled: %v", err), nil
-		}
-		return tool.Errorf("%s failed: %v", name, err), nil
-	}
-	return res, nil
+	return gate.RunDirect(ctx, "mcp_", gate.Call{Name: name, Args: args, Origin: origin}, func(ctx context.Context, c gate.Call) (tool.Result, error) {
+		return s.gate.Run(ctx, c, t, env)
+	})
 }
 
 func (s *Session) servedTool(name string) (tool.Tool, bool) {
@@ -112,14 +95,4 @@ func (s *Session) servedNames() []string {
 		names = append(names, spec.Name)
 	}
 	return names
-}
-
-// callID names one direct call uniquely without shared state: the audit
-// and the approval questions key on it, like the model's call ids.
-func callID() (string, error) {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("make a call id: %w", err)
-	}
-	return "mcp_" + hex.EncodeToString(b[:]), nil
 }

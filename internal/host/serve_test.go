@@ -70,21 +70,6 @@ func TestCallTool(t *testing.T) {
 	}
 }
 
-// Each direct call gets its own id, as each model call has.
-func TestCallIDsAreUnique(t *testing.T) {
-	seen := map[string]bool{}
-	for range 1000 {
-		id, err := callID()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if seen[id] || !strings.HasPrefix(id, "mcp_") {
-			t.Fatalf("call id %q repeated or unprefixed", id)
-		}
-		seen[id] = true
-	}
-}
-
 // proxied stands for a tool taken from one of the user's MCP servers.
 type proxied struct{}
 

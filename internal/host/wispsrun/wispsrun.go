@@ -10,8 +10,6 @@ package wispsrun
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -209,34 +207,9 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage) (too
 	if !ok {
 		return tool.Result{}, fmt.Errorf("unknown tool %q", name)
 	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	if !json.Valid(args) {
-		return tool.Errorf("malformed arguments for %s: not valid JSON", name), nil
-	}
-	id, err := callID()
-	if err != nil {
-		return tool.Result{}, err
-	}
-	res, err := h.p.Run(ctx, gate.Call{ID: id, Name: name, Args: args}, t)
-	if err != nil {
-		if ctx.Err() != nil {
-			return tool.Errorf("cancelled: %v", err), nil
-		}
-		return tool.Errorf("%s failed: %v", name, err), nil
-	}
-	return res, nil
-}
-
-// callID names one wisp's call uniquely without shared state: the audit
-// and the approval questions key on it, like the model's call ids.
-func callID() (string, error) {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("make a call id: %w", err)
-	}
-	return "wisp_" + hex.EncodeToString(b[:]), nil
+	return gate.RunDirect(ctx, "wisp_", gate.Call{Name: name, Args: args}, func(ctx context.Context, c gate.Call) (tool.Result, error) {
+		return h.p.Run(ctx, c, t)
+	})
 }
 
 // tool finds a tool a wisp may call: never spawn_wisps itself, so that a
